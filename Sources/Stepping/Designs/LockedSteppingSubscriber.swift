@@ -1,0 +1,75 @@
+import Foundation
+@preconcurrency import OpenCombine
+
+/// The `locked` design: one `NSLock` around ``StepStateMachine``.
+///
+/// Each signal takes the lock once, runs one transition, releases the lock and then performs
+/// the returned action. The promise is a value (this object + an id), the actions are enums:
+/// no heap allocation per element. Synchronous `.more`: 2 lock acquisitions per element
+/// (input, stepper returned) + 1 for the promise; cross-thread `.more`: 3.
+@usableFromInline
+final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, StepPromiseTarget,
+    @unchecked Sendable  // `machine` is only touched while holding `lock`.
+{
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var machine: StepStateMachine  // guarded by `lock`
+
+    @inlinable
+    init(stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void) {
+        machine = StepStateMachine(stepper: StepperBox(stepper))
+    }
+
+    @inlinable
+    func receive(subscription: any Subscription) {
+        lock.lock()
+        let action = machine.receiveSubscription(subscription)
+        lock.unlock()
+        switch action {
+        case .requestFirst(let subscription): subscription.request(.max(1))
+        case .cancel(let subscription): subscription.cancel()
+        }
+    }
+
+    @inlinable
+    func receive(_ input: Input) -> Subscribers.Demand {
+        lock.lock()
+        let action = machine.receiveInput()
+        lock.unlock()
+        guard case .callStepper(let stepper, let id) = action else { return .none }
+        StepperBox<Input, Failure>.from(stepper).call(.input(input, StepPromise(target: self, id: id)))
+        lock.lock()
+        let demand = machine.stepperReturned()
+        lock.unlock()
+        return demand
+    }
+
+    @inlinable
+    func receive(completion: Subscribers.Completion<Failure>) {
+        lock.lock()
+        let action = machine.receiveCompletion()
+        lock.unlock()
+        if case .callStepper(let stepper) = action {
+            StepperBox<Input, Failure>.from(stepper).call(.completion(completion))
+        }
+    }
+
+    @inlinable
+    func cancel() {
+        lock.lock()
+        let action = machine.cancel()
+        lock.unlock()
+        if case .cancel(let subscription) = action { subscription.cancel() }
+    }
+
+    @usableFromInline
+    func completePromise(id: StepStateMachine.PromiseID, request: StepRequest) {
+        lock.lock()
+        let action = machine.completePromise(id: id, request: request)
+        lock.unlock()
+        switch action {
+        case .none: break
+        case .request(let subscription): subscription.request(.max(1))
+        case .cancel(let subscription): subscription.cancel()
+        }
+    }
+}

@@ -1,0 +1,63 @@
+@preconcurrency import OpenCombine
+import Synchronization
+
+/// The `mutex` design: `Synchronization.Mutex` (a futex word, no pthread object) around
+/// ``StepStateMachine``.
+///
+/// Same transitions and call-outs as `locked`; only the lock differs. The machine holds a
+/// non-Sendable `any Subscription`, which `Mutex.withLock`'s `inout sending` parameter would
+/// reject, so each signal crosses into the lock through ``Unchecked`` (see there).
+/// Synchronous `.more`: 2 lock acquisitions per element + 1 for the promise; cross-thread: 3.
+@usableFromInline
+final class MutexSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, StepPromiseTarget,
+    @unchecked Sendable  // all mutable state is inside `mutex`.
+{
+    @usableFromInline let mutex: Mutex<Unchecked<StepStateMachine>>
+
+    @inlinable
+    init(stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void) {
+        mutex = Mutex(Unchecked(StepStateMachine(stepper: StepperBox(stepper))))
+    }
+
+    @inlinable
+    func receive(subscription: any Subscription) {
+        let subscription = Unchecked(subscription)
+        let action = mutex.withLock { Unchecked($0.value.receiveSubscription(subscription.value)) }
+        switch action.value {
+        case .requestFirst(let subscription): subscription.request(.max(1))
+        case .cancel(let subscription): subscription.cancel()
+        }
+    }
+
+    @inlinable
+    func receive(_ input: Input) -> Subscribers.Demand {
+        let action = mutex.withLock { Unchecked($0.value.receiveInput()) }
+        guard case .callStepper(let stepper, let id) = action.value else { return .none }
+        StepperBox<Input, Failure>.from(stepper).call(.input(input, StepPromise(target: self, id: id)))
+        return mutex.withLock { $0.value.stepperReturned() }
+    }
+
+    @inlinable
+    func receive(completion: Subscribers.Completion<Failure>) {
+        let action = mutex.withLock { Unchecked($0.value.receiveCompletion()) }
+        if case .callStepper(let stepper) = action.value {
+            StepperBox<Input, Failure>.from(stepper).call(.completion(completion))
+        }
+    }
+
+    @inlinable
+    func cancel() {
+        let action = mutex.withLock { Unchecked($0.value.cancel()) }
+        if case .cancel(let subscription) = action.value { subscription.cancel() }
+    }
+
+    @usableFromInline
+    func completePromise(id: StepStateMachine.PromiseID, request: StepRequest) {
+        let action = mutex.withLock { Unchecked($0.value.completePromise(id: id, request: request)) }
+        switch action.value {
+        case .none: break
+        case .request(let subscription): subscription.request(.max(1))
+        case .cancel(let subscription): subscription.cancel()
+        }
+    }
+}

@@ -1,0 +1,27 @@
+@preconcurrency import OpenCombine
+
+/// The one list of stepping designs. Every test and every benchmark iterates `allCases`, so a
+/// new design is one file in `Designs/` plus one case here.
+public enum SteppingDesign: String, CaseIterable, Sendable {
+    /// Faithful port of the original NSLock subscriber: closures for promises and actions.
+    /// The reference row; 2 heap allocations per element.
+    case seed
+    /// `NSLock` around ``StepStateMachine``; value promises, enum actions, no allocation per element.
+    case locked
+    /// `Synchronization.Mutex` around ``StepStateMachine``; otherwise as `locked`.
+    case mutex
+
+    /// Creates a subscriber of this design that calls `stepper` for each input and the completion.
+    public func makeSubscriber<Input, Failure: Error>(
+        stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void
+    ) -> any SteppingSubscriber<Input, Failure> {
+        switch self {
+        case .seed: SeedSteppingSubscriber(stepper: stepper)
+        case .locked: LockedSteppingSubscriber(stepper: stepper)
+        case .mutex: MutexSteppingSubscriber(stepper: stepper)
+        }
+    }
+
+    /// The design `step` and `pace` use unless told otherwise.
+    public static let `default`: SteppingDesign = .locked
+}

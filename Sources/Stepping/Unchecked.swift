@@ -1,0 +1,13 @@
+/// Carries a non-Sendable value across an isolation boundary the compiler cannot see through.
+///
+/// Used where a lock, not the type system, makes the transfer safe: a design moves the
+/// upstream `Subscription` and its state into and out of its critical section. Upstream
+/// subscriptions are shared with upstream by nature; Combine requires them to accept
+/// `request`/`cancel` from any thread. Never use it to share mutable state without a lock.
+@usableFromInline
+struct Unchecked<Value>: @unchecked Sendable {
+    @usableFromInline var value: Value
+
+    @inlinable
+    init(_ value: Value) { self.value = value }
+}
