@@ -22,6 +22,15 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
         }
     }
 
+    /// Whether the stepper is called synchronously from `receive(_:)`, so that a `.more`
+    /// fulfilled during the call is returned as demand (rule D3). Asynchronous designs
+    /// (`actor`) return `.none` and request the demand instead.
+    public var deliversSynchronously: Bool {
+        switch self {
+        case .seed, .locked, .mutex: true
+        }
+    }
+
     /// The design `step` and `pace` use unless told otherwise.
     public static let `default`: SteppingDesign = .locked
 }

@@ -1,0 +1,166 @@
+import Foundation
+@preconcurrency import OpenCombine
+@testable import Stepping
+import Testing
+
+/// Rules S1–S5 of CONFORMANCE.md, for every design.
+@Suite("Step path (S1–S5)")
+struct ConformanceStepTests {
+    @Test("S1: inputs in order, one call at a time, never while a promise is unfulfilled", arguments: SteppingDesign.allCases)
+    func test_rule_S1_orderedSerialStepperCalls(design: SteppingDesign) {
+        let count = 5_000
+        let upstream = SequenceUpstream(count: count)
+        let probe = StepperProbe<Int> { probe, index, _ in
+            switch index % 4 {
+            case 0: probe.fulfil(index, .more)
+            case 1: DispatchQueue.global().async { probe.fulfil(index, .more) }
+            case 2: Thread.detachNewThread { probe.fulfil(index, .more) }
+            default: DispatchQueue.global().async { probe.fulfil(index, .more); probe.fulfil(index, .more) }
+            }
+        }
+        let subscriber = design.subscriber(probe)
+        upstream.subscribe(subscriber)
+        #expect(eventually(timeout: 60) { probe.completions == 1 }, "\(design) did not finish")
+        #expect(probe.violations.isEmpty, "\(probe.violations.prefix(3))")
+        #expect(probe.inputs == Array(0..<count))
+        #expect(probe.events.last == .finished)
+    }
+
+    @Test("S1: a misbehaving upstream cannot overlap stepper calls", arguments: SteppingDesign.allCases)
+    func test_rule_S1_neverASecondInputWhilePromiseUnfulfilled(design: SteppingDesign) {
+        let s = Scripted(design)
+        s.send(0)
+        #expect(s.probe.inputs == [0])
+        s.probe.fulfil(0, .more)
+        s.send(1)
+        #expect(eventually { s.probe.inputs == [0, 1] })
+        #expect(s.probe.violations.isEmpty)
+    }
+
+    @Test("S2: a promise acts at most once", arguments: SteppingDesign.allCases)
+    func test_rule_S2_secondCallOfSamePromiseDoesNothing(design: SteppingDesign) {
+        let s = Scripted(design)
+        s.send(0)
+        s.probe.fulfil(0, .more)
+        s.settle()
+        s.probe.fulfil(0, .more)
+        s.probe.fulfil(0, .cancel)
+        s.settle()
+        #expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
+        // and from inside the stepper call:
+        let t = Scripted(design) { probe, index, _ in
+            probe.fulfil(index, .more)
+            probe.fulfil(index, .more)
+            probe.fulfil(index, .cancel)
+        }
+        t.send(0)
+        #expect(eventually { t.totalDemand == 2 })
+        t.settle()
+        #expect(t.totalDemand == 2)
+        #expect(t.upstream.cancels == 0)
+    }
+
+    @Test("S3: stale promises do nothing: earlier input, after completion, after cancel", arguments: SteppingDesign.allCases)
+    func test_rule_S3_stalePromisesDoNothing(design: SteppingDesign) {
+        let s = Scripted(design)
+        s.send(0)
+        s.probe.fulfil(0, .more)
+        s.send(1)
+        s.probe.fulfil(0, .more)    // stale: earlier input
+        s.probe.fulfil(0, .cancel)  // stale
+        s.settle()
+        #expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
+        s.complete()
+        s.probe.fulfil(1, .more)    // after completion
+        s.probe.fulfil(1, .cancel)
+        s.settle()
+        #expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
+
+        let c = Scripted(design)
+        c.send(0)
+        c.cancel()
+        c.probe.fulfil(0, .more)    // after cancel
+        c.probe.fulfil(0, .cancel)
+        c.settle()
+        #expect(c.upstream.calls == [.request(.max(1)), .cancel])
+    }
+
+    @Test("S4: promise(.cancel) cancels upstream once; the stepper gets nothing more", arguments: SteppingDesign.allCases)
+    func test_rule_S4_promiseCancelCancelsOnce(design: SteppingDesign) {
+        // after the stepper returned
+        let s = Scripted(design)
+        s.send(0)
+        s.probe.fulfil(0, .cancel)
+        s.settle()
+        s.probe.fulfil(0, .cancel)
+        s.send(1)
+        s.complete()
+        #expect(s.upstream.calls == [.request(.max(1)), .cancel])
+        #expect(s.probe.events == [.input(0)])
+        // during the stepper call
+        let t = Scripted(design) { probe, index, _ in probe.fulfil(index, .cancel) }
+        #expect(t.send(0) == .none)
+        t.send(1)
+        t.complete(.failure(TestError()))
+        #expect(eventually { t.upstream.cancels == 1 })
+        t.settle()
+        #expect(t.upstream.calls == [.request(.max(1)), .cancel])
+        #expect(t.probe.events == [.input(0)])
+    }
+
+    @Test("S5: the stepper may call the promise synchronously; an upstream may re-enter on request", arguments: SteppingDesign.allCases)
+    func test_rule_S5_reentrantPromiseAndUpstream(design: SteppingDesign) {
+        // The upstream sends the next input from inside `request`, as a synchronous publisher
+        // does: a design holding its lock while calling `request` would deadlock here.
+        let next = Box(1)
+        let s = Scripted(design, subscribe: false)
+        nonisolated(unsafe) let subscriber = s.subscriber  // subscribers are thread-safe by contract
+        s.upstream.onRequest = { _ in
+            let value = next.mutate { v -> Int in defer { v += 1 }; return v }
+            if value <= 3 { _ = subscriber.receive(value) }
+        }
+        subscriber.receive(subscription: s.upstream)
+        s.settle()
+        #expect(eventually { s.probe.inputs == [1] })
+        _ = onAnotherThread { s.probe.fulfil(0, .more) }  // request → re-entrant input 2
+        #expect(eventually { s.probe.inputs == [1, 2] })
+        // The stepper fulfils synchronously and also cancels the subscriber from inside.
+        s.probe.reaction = { probe, index, _ in
+            probe.fulfil(index, .more)
+            subscriber.cancel()
+        }
+        _ = onAnotherThread { s.probe.fulfil(1, .more) }
+        #expect(eventually { s.upstream.cancels == 1 })
+        s.settle()
+        #expect(s.probe.inputs == [1, 2, 3])
+        #expect(s.probe.violations.isEmpty)
+    }
+
+    @Test("S5: 1,000,000 synchronous elements with synchronous .more do not grow the stack", arguments: SteppingDesign.allCases)
+    func test_rule_S5_millionElementsNoRecursion(design: SteppingDesign) {
+        let count = 1_000_000
+        let received = Box(0)
+        let finished = Box(false)
+        let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
+            switch event {
+            case .input(let value, let promise):
+                received.mutate { n in
+                    precondition(value == n, "out of order: \(value) at \(n)")
+                    n += 1
+                }
+                promise(.more)
+            case .completion: finished.mutate { $0 = true }
+            }
+        }
+        (0..<count).publisher.subscribe(subscriber)
+        #expect(eventually(timeout: 120) { finished.value })
+        #expect(received.value == count)
+
+        // and our own trampolined upstream reports the emission depth it saw
+        let upstream = SequenceUpstream(count: 10_000)
+        let probe = StepperProbe<Int> { probe, index, _ in probe.fulfil(index, .more) }
+        upstream.subscribe(design.subscriber(probe))
+        #expect(eventually(timeout: 30) { probe.completions == 1 })
+        #expect(upstream.conduit!.recursionDepth == 1)
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+@preconcurrency import OpenCombine
+@testable import Stepping
+
+/// Waits (bounded) until `condition` holds; returns whether it did. Sync designs satisfy
+/// conditions at once; asynchronous ones (actor) get time to deliver.
+@discardableResult
+func eventually(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        if Date() > deadline { return false }
+        usleep(200)
+    }
+    return true
+}
+
+/// Lets an asynchronous design finish everything it has accepted (no-op for synchronous ones),
+/// so a test can then check that nothing more happened.
+func settleDesign(_ subscriber: AnyObject) {
+    if let async = subscriber as? any AsynchronousDelivery {
+        async.waitUntilIdle()
+    }
+}
+
+extension SteppingDesign {
+    /// A subscriber of this design driving `probe`, with `TestError` as failure.
+    func subscriber<Input>(_ probe: StepperProbe<Input>) -> any SteppingSubscriber<Input, TestError> {
+        makeSubscriber(stepper: probe.stepper(TestError.self))
+    }
+}

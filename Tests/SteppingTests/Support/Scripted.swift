@@ -1,0 +1,77 @@
+import Foundation
+@preconcurrency import OpenCombine
+@testable import Stepping
+
+/// One design driven by hand: a recording subscription, a probe stepper, the subscriber.
+struct Scripted: @unchecked Sendable {  // every member is a thread-safe object
+    let design: SteppingDesign
+    let upstream = RecordingSubscription()
+    let probe: StepperProbe<Int>
+    let subscriber: any SteppingSubscriber<Int, TestError>
+    /// Demand the subscriber returned from `receive(_:)`, in order.
+    private let returned = Box<[Subscribers.Demand]>([])
+
+    init(_ design: SteppingDesign, subscribe: Bool = true, reaction: StepperProbe<Int>.Reaction? = nil) {
+        self.design = design
+        probe = StepperProbe<Int>(reaction: reaction)
+        subscriber = design.subscriber(probe)
+        if subscribe {
+            subscriber.receive(subscription: upstream)
+            settle()
+        }
+    }
+
+    /// Sends an input as upstream would, then lets asynchronous designs finish with it.
+    @discardableResult
+    func send(_ value: Int) -> Subscribers.Demand {
+        let demand = subscriber.receive(value)
+        returned.mutate { $0.append(demand) }
+        settle()
+        return demand
+    }
+
+    func complete(_ completion: Subscribers.Completion<TestError> = .finished) {
+        subscriber.receive(completion: completion)
+        settle()
+    }
+
+    func cancel() {
+        subscriber.cancel()
+        settle()
+    }
+
+    func settle() { settleDesign(subscriber) }
+
+    var returnedDemands: [Subscribers.Demand] { returned.value }
+    /// Every unit of demand signalled upstream: requested plus returned.
+    var totalDemand: Int {
+        let requested = upstream.calls.reduce(0) { sum, call in
+            if case .request(let d) = call { return sum + (d.max ?? 1_000_000) }
+            return sum
+        }
+        return requested + returnedDemands.reduce(0) { $0 + ($1.max ?? 1_000_000) }
+    }
+}
+
+/// A tiny locked box for test bookkeeping shared with Sendable closures.
+final class Box<Value>: @unchecked Sendable {  // `value` behind `lock`
+    private let lock = NSLock()
+    private var _value: Value
+    init(_ value: Value) { _value = value }
+    var value: Value { lock.withLock { _value } }
+    func mutate<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&_value) } }
+}
+
+/// Runs `body` on a new thread and waits (bounded) for it to finish.
+func onAnotherThread(timeout: Double = 10, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
+    let done = DispatchSemaphore(value: 0)
+    let id = Box<pthread_t?>(nil)
+    let thread = Thread {
+        id.mutate { $0 = pthread_self() }
+        body()
+        done.signal()
+    }
+    thread.start()
+    precondition(done.wait(timeout: .now() + timeout) == .success, "helper thread did not finish in \(timeout) s")
+    return id.value
+}
