@@ -1,0 +1,91 @@
+import Foundation
+@preconcurrency import OpenCombine
+import OpenCombineDispatch
+@testable import Stepping
+import Testing
+
+/// `pace` on a virtual-time scheduler, the ImmediateScheduler and a real DispatchQueue.
+@Suite("pace(_:scheduler:subject:design:)")
+struct PaceTests {
+    final class Output: @unchecked Sendable {  // behind `lock`
+        let lock = NSLock()
+        var items: [(String, Double)] = []
+        var finishedAt: Double?
+    }
+
+    @Test("the original example: A B C at 0, 0.3, 0.6 s and D E F at 5.0, 5.3, 5.6 s come out at 0, 1, 2, 5, 6, 7 s",
+          arguments: SteppingDesign.allCases)
+    func test_pace_originalExampleInVirtualTime(design: SteppingDesign) {
+        let scheduler = TestScheduler()
+        let erratic = PassthroughSubject<String, Never>()
+        let paced = PassthroughSubject<String, Never>()
+        let out = Output()
+        let sink = paced.sink(
+            receiveCompletion: { _ in out.lock.withLock { out.finishedAt = scheduler.now.seconds } },
+            receiveValue: { v in out.lock.withLock { out.items.append((v, scheduler.now.seconds)) } })
+        let pacing = erratic
+            .buffer(size: 1000, prefetch: .byRequest, whenFull: .dropOldest)
+            .pace(.seconds(1), scheduler: scheduler, subject: paced, design: design)
+        for (value, at) in [("A", 0.0), ("B", 0.3), ("C", 0.6), ("D", 5.0), ("E", 5.3), ("F", 5.6)] {
+            scheduler.schedule(after: .init(nanoseconds: Int(at * 1e9)), tolerance: .init(0), options: nil) {
+                erratic.send(value)
+            }
+        }
+        scheduler.schedule(after: .init(nanoseconds: 5_700_000_000), tolerance: .init(0), options: nil) {
+            erratic.send(completion: .finished)
+        }
+        // Let asynchronous designs deliver between virtual-time steps.
+        for _ in 0..<1_000 {
+            scheduler.advance(by: .milliseconds(10))
+            waitForQuiet(design)
+        }
+        let items = out.lock.withLock { out.items }
+        #expect(items.map(\.0) == ["A", "B", "C", "D", "E", "F"])
+        let times = items.map(\.1)
+        #expect(times.count == 6)
+        for (got, want) in zip(times, [0.0, 1, 2, 5, 6, 7]) {
+            #expect(abs(got - want) < 0.011, "output at \(got) s, expected \(want) s")
+        }
+        // As in the original, buffer sends the completion only on the next demand: 1 s after F.
+        let finished = out.lock.withLock { out.finishedAt }
+        #expect(finished.map { abs($0 - 8) < 0.011 } == true, "finished at \(String(describing: finished))")
+        withExtendedLifetime((sink, pacing)) {}
+    }
+
+    @Test("ImmediateScheduler: every element, in order, then finished", arguments: SteppingDesign.allCases)
+    func test_pace_immediateScheduler(design: SteppingDesign) {
+        let paced = PassthroughSubject<Int, Never>()
+        let received = Box<[Int]>([])
+        let finished = Box(false)
+        let sink = paced.sink(receiveCompletion: { _ in finished.mutate { $0 = true } },
+                              receiveValue: { v in received.mutate { $0.append(v) } })
+        let pacing = (0..<500).publisher.pace(.seconds(1), scheduler: ImmediateScheduler.shared,
+                                              subject: paced, design: design)
+        #expect(eventually { finished.value })
+        #expect(received.value == Array(0..<500))
+        withExtendedLifetime((sink, pacing)) {}
+    }
+
+    @Test("DispatchQueue scheduler: outputs at least the interval apart", arguments: SteppingDesign.allCases)
+    func test_pace_dispatchQueueScheduler(design: SteppingDesign) {
+        let queue = DispatchQueue(label: "pace")
+        let paced = PassthroughSubject<Int, Never>()
+        let times = Box<[UInt64]>([])
+        let finished = Box(false)
+        let sink = paced.sink(receiveCompletion: { _ in finished.mutate { $0 = true } },
+                              receiveValue: { _ in times.mutate { $0.append(DispatchTime.now().uptimeNanoseconds) } })
+        let pacing = (0..<5).publisher.pace(.milliseconds(20), scheduler: queue.ocombine,
+                                            subject: paced, design: design)
+        #expect(eventually { finished.value })
+        let t = times.value
+        #expect(t.count == 5)
+        for (a, b) in zip(t, t.dropFirst()) {
+            #expect(b - a >= 19_000_000, "outputs \(Double(b - a) / 1e6) ms apart, interval is 20 ms")
+        }
+        withExtendedLifetime((sink, pacing)) {}
+    }
+
+    private func waitForQuiet(_ design: SteppingDesign) {
+        if !design.deliversSynchronously { usleep(200) }
+    }
+}
