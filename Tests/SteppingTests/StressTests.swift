@@ -20,22 +20,30 @@ struct StressTests {
         for round in 0..<Self.rounds {
             let count = 20 + Int(rng.next() % 200)
             let cancelAfter = Int(rng.next() % UInt64(count + count / 2))  // may be past the end
-            let useOpenCombine = round % 3 == 2
             guard Self.runRound(design: design, round: round, count: count, cancelAfter: cancelAfter,
-                                openCombineUpstream: useOpenCombine) else { return }
+                                kind: UpstreamKind.allCases[round % UpstreamKind.allCases.count]) else { return }
         }
+    }
+
+    enum UpstreamKind: CaseIterable {
+        /// Ours, emitting on the thread that requests (re-entrant, trampolined).
+        case synchronous
+        /// Ours, emitting on its own queue: a duplicate `.more` has time to do harm.
+        case queued
+        /// OpenCombine's Publishers.Sequence.
+        case openCombine
     }
 
     /// One round; returns false (after recording the failure) if the watchdog fired.
     static func runRound(design: SteppingDesign, round: Int, count: Int, cancelAfter: Int,
-                         openCombineUpstream: Bool) -> Bool {
-        let label = "\(design) round \(round) (\(count) elements, cancel after \(cancelAfter)\(openCombineUpstream ? ", OpenCombine upstream" : ""))"
+                         kind: UpstreamKind) -> Bool {
+        let label = "\(design) round \(round) (\(count) elements, cancel after \(cancelAfter), \(kind) upstream)"
         let stop = Atomic<Bool>(false)
         let probe = StepperProbe<Int> { probe, index, _ in
             if index % 5 == 0 { probe.fulfil(index, .more) }
         }
         let subscriber = Unchecked(design.subscriber(probe))
-        let upstream = SequenceUpstream(count: count)
+        let upstream = SequenceUpstream(count: count, deliverOn: kind == .queued ? DispatchQueue(label: "upstream") : nil)
         let eventsWhenCancelled = Atomic<Int>(-1)
         let group = DispatchGroup()
 
@@ -71,7 +79,7 @@ struct StressTests {
             subscriber.value.cancel()
         }
 
-        if openCombineUpstream {
+        if kind == .openCombine {
             // OpenCombine's Publishers.Sequence: returned demand is not observable here.
             (0..<count).publisher.setFailureType(to: TestError.self).subscribe(subscriber.value)
         } else {
@@ -103,7 +111,7 @@ struct StressTests {
         if cancelledAt >= 0 {
             #expect(probe.events.count <= cancelledAt + 1, "\(label): stepper called after cancel returned")
         }
-        if !openCombineUpstream, let conduit = upstream.conduit {
+        if kind != .openCombine, let conduit = upstream.conduit {
             let s = conduit.snapshot
             // D2, D5 (checked by the upstream as it runs)
             #expect(s.violations.isEmpty, "\(label): \(s.violations.prefix(3))")

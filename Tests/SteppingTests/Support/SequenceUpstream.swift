@@ -11,13 +11,18 @@ final class SequenceUpstream: Publisher, @unchecked Sendable {  // state behind 
     typealias Failure = TestError
 
     let count: Int
+    let queue: DispatchQueue?
     private let lock = NSLock()
     private var subscription: Conduit?
 
-    init(count: Int) { self.count = count }
+    /// - Parameter queue: if given, inputs are emitted there, not on the requesting thread.
+    init(count: Int, deliverOn queue: DispatchQueue? = nil) {
+        self.count = count
+        self.queue = queue
+    }
 
     func receive<S: Subscriber>(subscriber: S) where S.Input == Int, S.Failure == TestError {
-        let conduit = Conduit(count: count, subscriber: AnySubscriber(subscriber))
+        let conduit = Conduit(count: count, subscriber: AnySubscriber(subscriber), queue: queue)
         lock.withLock { subscription = conduit }
         subscriber.receive(subscription: conduit)
     }
@@ -27,6 +32,7 @@ final class SequenceUpstream: Publisher, @unchecked Sendable {  // state behind 
     final class Conduit: Subscription, @unchecked Sendable {  // state behind `lock`
         private let lock = NSLock()
         private let count: Int
+        private let queue: DispatchQueue?
         private var subscriber: AnySubscriber<Int, TestError>?
         private var next = 0
         private var demand = 0
@@ -40,8 +46,9 @@ final class SequenceUpstream: Publisher, @unchecked Sendable {  // state behind 
         private(set) var maxDepth = 0
         private var depth = 0
 
-        init(count: Int, subscriber: AnySubscriber<Int, TestError>) {
+        init(count: Int, subscriber: AnySubscriber<Int, TestError>, queue: DispatchQueue?) {
             self.count = count
+            self.queue = queue
             self.subscriber = subscriber
         }
 
@@ -59,7 +66,8 @@ final class SequenceUpstream: Publisher, @unchecked Sendable {  // state behind 
                 emitting = true
                 return true
             }
-            if start { emit() }
+            guard start else { return }
+            if let queue { queue.async { self.emit() } } else { emit() }
         }
 
         private func add(_ d: Subscribers.Demand) {
