@@ -119,7 +119,7 @@ struct ConformanceStepTests {
             let value = next.mutate { v -> Int in defer { v += 1 }; return v }
             if value <= 3 { _ = subscriber.receive(value) }
         }
-        subscriber.receive(subscription: s.upstream)
+        guarded("\(design): re-entrant request") { subscriber.receive(subscription: s.upstream) }
         s.settle()
         #expect(eventually { s.probe.inputs == [1] })
         _ = onAnotherThread { s.probe.fulfil(0, .more) }  // request → re-entrant input 2
@@ -152,7 +152,9 @@ struct ConformanceStepTests {
             case .completion: finished.mutate { $0 = true }
             }
         }
-        (0..<count).publisher.subscribe(subscriber)
+        guarded("\(design): 1,000,000 synchronous elements", limit: 300) {
+            (0..<count).publisher.subscribe(subscriber)
+        }
         #expect(eventually(timeout: 120) { finished.value })
         #expect(received.value == count)
 

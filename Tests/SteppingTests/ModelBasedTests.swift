@@ -143,7 +143,8 @@ struct ModelBasedTests {
         }
         subscriberBox.mutate { $0 = subscriber }
         var value = 0
-        for op in script.ops {
+        for (step, op) in script.ops.enumerated() {
+            guarded("\(design): model-based step \(step) (\(op))") {
             switch op {
             case .subscribe(let isSecond): subscriber.receive(subscription: isSecond ? second : first)
             case .input:
@@ -155,10 +156,10 @@ struct ModelBasedTests {
             case .cancel: subscriber.cancel()
             case .promise(let raw, let request):
                 let all = promises.value
-                guard let i = pick(raw, count: all.count) else { continue }
-                all[i](request)
+                if let i = pick(raw, count: all.count) { all[i](request) }
             }
             settleDesign(subscriber)
+            }
         }
         subscriberBox.mutate { $0 = nil }  // break the cycle
         return log.value

@@ -16,7 +16,8 @@ struct Scripted: @unchecked Sendable {  // every member is a thread-safe object
         probe = StepperProbe<Int>(reaction: reaction)
         subscriber = design.subscriber(probe)
         if subscribe {
-            subscriber.receive(subscription: upstream)
+            let (subscriber, upstream) = (subscriber, upstream)
+            guarded("\(design): receive(subscription:)") { subscriber.receive(subscription: upstream) }
             settle()
         }
     }
@@ -24,23 +25,23 @@ struct Scripted: @unchecked Sendable {  // every member is a thread-safe object
     /// Sends an input as upstream would, then lets asynchronous designs finish with it.
     @discardableResult
     func send(_ value: Int) -> Subscribers.Demand {
-        let demand = subscriber.receive(value)
+        let demand = guarded("\(design): receive(\(value))") { subscriber.receive(value) }
         returned.mutate { $0.append(demand) }
         settle()
         return demand
     }
 
     func complete(_ completion: Subscribers.Completion<TestError> = .finished) {
-        subscriber.receive(completion: completion)
+        guarded("\(design): receive(completion:)") { subscriber.receive(completion: completion) }
         settle()
     }
 
     func cancel() {
-        subscriber.cancel()
+        guarded("\(design): cancel()") { subscriber.cancel() }
         settle()
     }
 
-    func settle() { settleDesign(subscriber) }
+    func settle() { guarded("\(design): settle") { settleDesign(subscriber) } }
 
     var returnedDemands: [Subscribers.Demand] { returned.value }
     /// Every unit of demand signalled upstream: requested plus returned.

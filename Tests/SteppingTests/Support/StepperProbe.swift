@@ -107,7 +107,7 @@ final class StepperProbe<Input: Sendable & Equatable>: @unchecked Sendable {  //
             if request == .more && index == _promises.count - 1 { _latestFulfilled = true }
             return _promises[index]
         }
-        promise(request)
+        guarded("promise \(index)(\(request))") { promise(request) }
     }
 
     func fulfilLatest(_ request: StepRequest) {
