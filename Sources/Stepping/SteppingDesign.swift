@@ -10,6 +10,9 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
     case locked
     /// `Synchronization.Mutex` around ``StepStateMachine``; otherwise as `locked`.
     case mutex
+    /// Lock-free: the whole state in one atomic word, one compare-exchange per transition.
+    /// No allocation per element.
+    case atomic
 
     /// Creates a subscriber of this design that calls `stepper` for each input and the completion.
     public func makeSubscriber<Input, Failure: Error>(
@@ -19,6 +22,7 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
         case .seed: SeedSteppingSubscriber(stepper: stepper)
         case .locked: LockedSteppingSubscriber(stepper: stepper)
         case .mutex: MutexSteppingSubscriber(stepper: stepper)
+        case .atomic: AtomicSteppingSubscriber(stepper: stepper)
         }
     }
 
@@ -27,10 +31,10 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
     /// (`actor`) return `.none` and request the demand instead.
     public var deliversSynchronously: Bool {
         switch self {
-        case .seed, .locked, .mutex: true
+        case .seed, .locked, .mutex, .atomic: true
         }
     }
 
     /// The design `step` and `pace` use unless told otherwise.
-    public static let `default`: SteppingDesign = .locked
+    public static let `default`: SteppingDesign = .atomic
 }

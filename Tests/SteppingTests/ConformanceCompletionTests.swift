@@ -6,7 +6,7 @@ import Testing
 /// Rules C1–C5 and R1 of CONFORMANCE.md, for every design.
 @Suite("Completion, cancellation and resources (C1–C5, R1)")
 struct ConformanceCompletionTests {
-    @Test("C1: completion is delivered exactly once, with no demand or an unfulfilled promise", arguments: SteppingDesign.allCases)
+    @Test("C1: completion is delivered exactly once, with no demand or an unfulfilled promise", arguments: testedDesigns)
     func test_rule_C1_completionDeliveredExactlyOnce(design: SteppingDesign) {
         // with demand outstanding, no input yet
         let a = Scripted(design)
@@ -27,7 +27,7 @@ struct ConformanceCompletionTests {
         #expect(a.probe.violations + b.probe.violations + c.probe.violations == [])
     }
 
-    @Test("C2: no request or cancel upstream while handling a completion", arguments: SteppingDesign.allCases)
+    @Test("C2: no request or cancel upstream while handling a completion", arguments: testedDesigns)
     func test_rule_C2_noUpstreamCallsDuringCompletion(design: SteppingDesign) {
         let s = Scripted(design)
         s.send(0)
@@ -43,7 +43,7 @@ struct ConformanceCompletionTests {
         #expect(s.upstream.calls == before)
     }
 
-    @Test("C3: a second subscription is cancelled; the first keeps working", arguments: SteppingDesign.allCases)
+    @Test("C3: a second subscription is cancelled; the first keeps working", arguments: testedDesigns)
     func test_rule_C3_secondSubscriptionIsCancelled(design: SteppingDesign) {
         let s = Scripted(design)
         let second = RecordingSubscription(name: "second")
@@ -64,7 +64,7 @@ struct ConformanceCompletionTests {
         #expect(second.calls == [.cancel])
     }
 
-    @Test("C4: cancel from many threads cancels upstream once; nothing reaches the stepper after", arguments: SteppingDesign.allCases)
+    @Test("C4: cancel from many threads cancels upstream once; nothing reaches the stepper after", arguments: testedDesigns)
     func test_rule_C4_cancelIsIdempotentAndFinal(design: SteppingDesign) {
         let s = Scripted(design)
         s.send(0)
@@ -89,7 +89,7 @@ struct ConformanceCompletionTests {
         #expect(early.probe.events.isEmpty)
     }
 
-    @Test("C5: inputs and completions before subscription, after completion or after cancel are ignored", arguments: SteppingDesign.allCases)
+    @Test("C5: inputs and completions before subscription, after completion or after cancel are ignored", arguments: testedDesigns)
     func test_rule_C5_misbehavingUpstreamIsIgnored(design: SteppingDesign) {
         let before = Scripted(design, subscribe: false)
         #expect(before.send(0) == .none)
@@ -113,7 +113,7 @@ struct ConformanceCompletionTests {
         #expect(afterCancel.upstream.calls == [.request(.max(1)), .cancel])
     }
 
-    @Test("R1: the stepper and subscription are released after completion or cancel", arguments: SteppingDesign.allCases)
+    @Test("R1: the stepper and subscription are released after completion or cancel", arguments: testedDesigns)
     func test_rule_R1_releasesStepperAndSubscription(design: SteppingDesign) {
         for ending in ["finished", "cancel", "promise-cancel"] {
             weak var weakToken: StepperProbe<Int>.Token?

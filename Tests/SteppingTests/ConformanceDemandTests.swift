@@ -6,7 +6,7 @@ import Testing
 /// Rules D1–D5 of CONFORMANCE.md, for every design.
 @Suite("Demand path (D1–D5)")
 struct ConformanceDemandTests {
-    @Test("D1: after the subscription, exactly one request(.max(1))", arguments: SteppingDesign.allCases)
+    @Test("D1: after the subscription, exactly one request(.max(1))", arguments: testedDesigns)
     func test_rule_D1_requestsMaxOneOnceAfterSubscription(design: SteppingDesign) {
         let s = Scripted(design)
         #expect(eventually { s.upstream.calls == [.request(.max(1))] })
@@ -15,7 +15,7 @@ struct ConformanceDemandTests {
         #expect(s.probe.events.isEmpty)
     }
 
-    @Test("D2: outstanding demand never exceeds 1, whatever the stepper does", arguments: SteppingDesign.allCases)
+    @Test("D2: outstanding demand never exceeds 1, whatever the stepper does", arguments: testedDesigns)
     func test_rule_D2_outstandingDemandNeverAboveOne(design: SteppingDesign) {
         let s = Scripted(design)
         for value in 0..<20 {
@@ -34,7 +34,7 @@ struct ConformanceDemandTests {
         #expect(s.probe.inputs == Array(0..<20))
     }
 
-    @Test("D2: against a demand-checking upstream with mixed promise threads", arguments: SteppingDesign.allCases)
+    @Test("D2: against a demand-checking upstream with mixed promise threads", arguments: testedDesigns)
     func test_rule_D2_demandCheckingUpstream(design: SteppingDesign) {
         let upstream = SequenceUpstream(count: 2_000)
         let probe = StepperProbe<Int> { probe, index, _ in
@@ -52,7 +52,7 @@ struct ConformanceDemandTests {
         #expect(probe.violations.isEmpty)
     }
 
-    @Test("D3: .more during the stepper call is returned from receive, not requested", arguments: SteppingDesign.allCases)
+    @Test("D3: .more during the stepper call is returned from receive, not requested", arguments: testedDesigns)
     func test_rule_D3_synchronousMoreIsReturnedAsDemand(design: SteppingDesign) {
         let s = Scripted(design) { probe, index, _ in probe.fulfil(index, .more) }
         for value in 0..<5 {
@@ -70,7 +70,7 @@ struct ConformanceDemandTests {
         #expect(s.probe.inputs == Array(0..<5))
     }
 
-    @Test("D4: .more after the stepper returned makes exactly one request, on the fulfilling thread", arguments: SteppingDesign.allCases)
+    @Test("D4: .more after the stepper returned makes exactly one request, on the fulfilling thread", arguments: testedDesigns)
     func test_rule_D4_laterMoreRequestsOnceOnFulfillingThread(design: SteppingDesign) {
         let s = Scripted(design)
         #expect(s.send(0) == .none)
@@ -84,7 +84,7 @@ struct ConformanceDemandTests {
         }
     }
 
-    @Test("D5: request(.none) is never called", arguments: SteppingDesign.allCases)
+    @Test("D5: request(.none) is never called", arguments: testedDesigns)
     func test_rule_D5_neverRequestsNone(design: SteppingDesign) {
         let s = Scripted(design) { probe, index, _ in
             switch index % 3 {

@@ -6,7 +6,7 @@ import Testing
 /// Rules S1–S5 of CONFORMANCE.md, for every design.
 @Suite("Step path (S1–S5)")
 struct ConformanceStepTests {
-    @Test("S1: inputs in order, one call at a time, never while a promise is unfulfilled", arguments: SteppingDesign.allCases)
+    @Test("S1: inputs in order, one call at a time, never while a promise is unfulfilled", arguments: testedDesigns)
     func test_rule_S1_orderedSerialStepperCalls(design: SteppingDesign) {
         let count = 5_000
         let upstream = SequenceUpstream(count: count)
@@ -26,7 +26,7 @@ struct ConformanceStepTests {
         #expect(probe.events.last == .finished)
     }
 
-    @Test("S1: a misbehaving upstream cannot overlap stepper calls", arguments: SteppingDesign.allCases)
+    @Test("S1: a misbehaving upstream cannot overlap stepper calls", arguments: testedDesigns)
     func test_rule_S1_neverASecondInputWhilePromiseUnfulfilled(design: SteppingDesign) {
         let s = Scripted(design)
         s.send(0)
@@ -37,7 +37,7 @@ struct ConformanceStepTests {
         #expect(s.probe.violations.isEmpty)
     }
 
-    @Test("S2: a promise acts at most once", arguments: SteppingDesign.allCases)
+    @Test("S2: a promise acts at most once", arguments: testedDesigns)
     func test_rule_S2_secondCallOfSamePromiseDoesNothing(design: SteppingDesign) {
         let s = Scripted(design)
         s.send(0)
@@ -60,7 +60,7 @@ struct ConformanceStepTests {
         #expect(t.upstream.cancels == 0)
     }
 
-    @Test("S3: stale promises do nothing: earlier input, after completion, after cancel", arguments: SteppingDesign.allCases)
+    @Test("S3: stale promises do nothing: earlier input, after completion, after cancel", arguments: testedDesigns)
     func test_rule_S3_stalePromisesDoNothing(design: SteppingDesign) {
         let s = Scripted(design)
         s.send(0)
@@ -85,7 +85,7 @@ struct ConformanceStepTests {
         #expect(c.upstream.calls == [.request(.max(1)), .cancel])
     }
 
-    @Test("S4: promise(.cancel) cancels upstream once; the stepper gets nothing more", arguments: SteppingDesign.allCases)
+    @Test("S4: promise(.cancel) cancels upstream once; the stepper gets nothing more", arguments: testedDesigns)
     func test_rule_S4_promiseCancelCancelsOnce(design: SteppingDesign) {
         // after the stepper returned
         let s = Scripted(design)
@@ -108,7 +108,7 @@ struct ConformanceStepTests {
         #expect(t.probe.events == [.input(0)])
     }
 
-    @Test("S5: the stepper may call the promise synchronously; an upstream may re-enter on request", arguments: SteppingDesign.allCases)
+    @Test("S5: the stepper may call the promise synchronously; an upstream may re-enter on request", arguments: testedDesigns)
     func test_rule_S5_reentrantPromiseAndUpstream(design: SteppingDesign) {
         // The upstream sends the next input from inside `request`, as a synchronous publisher
         // does: a design holding its lock while calling `request` would deadlock here.
@@ -136,9 +136,10 @@ struct ConformanceStepTests {
         #expect(s.probe.violations.isEmpty)
     }
 
-    @Test("S5: 1,000,000 synchronous elements with synchronous .more do not grow the stack", arguments: SteppingDesign.allCases)
+    @Test("S5: 1,000,000 synchronous elements with synchronous .more do not grow the stack", arguments: testedDesigns)
     func test_rule_S5_millionElementsNoRecursion(design: SteppingDesign) {
-        let count = 1_000_000
+        // scripts/test lowers it only for the (10× slower) ThreadSanitizer run.
+        let count = Int(ProcessInfo.processInfo.environment["STEPBENCH_S5_ELEMENTS"] ?? "") ?? 1_000_000
         let received = Box(0)
         let finished = Box(false)
         let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
@@ -152,7 +153,7 @@ struct ConformanceStepTests {
             case .completion: finished.mutate { $0 = true }
             }
         }
-        guarded("\(design): 1,000,000 synchronous elements", limit: 300) {
+        guarded("\(design): \(count) synchronous elements", limit: 300) {
             (0..<count).publisher.subscribe(subscriber)
         }
         #expect(eventually(timeout: 120) { finished.value })

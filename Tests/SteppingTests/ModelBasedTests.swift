@@ -172,7 +172,7 @@ struct ModelBasedTests {
         return log.map { $0 == "returned(max(1))" ? "request(first, max(1))" : $0 }
     }
 
-    @Test("random signal sequences: same calls as the state machine", arguments: SteppingDesign.allCases)
+    @Test("random signal sequences: same calls as the state machine", arguments: testedDesigns)
     func test_modelBased_sameCallsAsStateMachine(design: SteppingDesign) {
         let base = UInt64(ProcessInfo.processInfo.environment["STEPBENCH_MODEL_SEED"] ?? "") ?? 0x5EED_0000
         let sequences = 400

@@ -14,7 +14,7 @@ struct PaceTests {
     }
 
     @Test("the original example: A B C at 0, 0.3, 0.6 s and D E F at 5.0, 5.3, 5.6 s come out at 0, 1, 2, 5, 6, 7 s",
-          arguments: SteppingDesign.allCases)
+          arguments: testedDesigns)
     func test_pace_originalExampleInVirtualTime(design: SteppingDesign) {
         let scheduler = TestScheduler()
         let erratic = PassthroughSubject<String, Never>()
@@ -52,7 +52,7 @@ struct PaceTests {
         withExtendedLifetime((sink, pacing)) {}
     }
 
-    @Test("ImmediateScheduler: every element, in order, then finished", arguments: SteppingDesign.allCases)
+    @Test("ImmediateScheduler: every element, in order, then finished", arguments: testedDesigns)
     func test_pace_immediateScheduler(design: SteppingDesign) {
         let paced = PassthroughSubject<Int, Never>()
         let received = Box<[Int]>([])
@@ -66,7 +66,7 @@ struct PaceTests {
         withExtendedLifetime((sink, pacing)) {}
     }
 
-    @Test("DispatchQueue scheduler: outputs at least the interval apart", arguments: SteppingDesign.allCases)
+    @Test("DispatchQueue scheduler: outputs at least the interval apart", arguments: testedDesigns)
     func test_pace_dispatchQueueScheduler(design: SteppingDesign) {
         let queue = DispatchQueue(label: "pace")
         let paced = PassthroughSubject<Int, Never>()

@@ -28,7 +28,7 @@ struct RealUpstreamTests {
         var snapshot: ([Input], Int, Subscribers.Completion<TestError>?) { lock.withLock { (inputs, completions, completion) } }
     }
 
-    @Test("Publishers.Sequence: every element in order, then finished (D1, D3, S1, C1)", arguments: SteppingDesign.allCases)
+    @Test("Publishers.Sequence: every element in order, then finished (D1, D3, S1, C1)", arguments: testedDesigns)
     func test_rule_S1_sequencePublisher(design: SteppingDesign) {
         let c = Collector<Int>()
         let cancellable = (0..<1_000).publisher.setFailureType(to: TestError.self)
@@ -39,7 +39,7 @@ struct RealUpstreamTests {
         cancellable.cancel()
     }
 
-    @Test("Just, Empty, Fail: completion delivered exactly once (C1)", arguments: SteppingDesign.allCases)
+    @Test("Just, Empty, Fail: completion delivered exactly once (C1)", arguments: testedDesigns)
     func test_rule_C1_justEmptyFail(design: SteppingDesign) {
         let just = Collector<String>()
         let a = Just("x").setFailureType(to: TestError.self).step(design: design, with: just.stepper(more: false))
@@ -61,7 +61,7 @@ struct RealUpstreamTests {
         _ = (a, b, f)
     }
 
-    @Test("PassthroughSubject behind buffer: one at a time, in order, none lost (D2, S1, D4)", arguments: SteppingDesign.allCases)
+    @Test("PassthroughSubject behind buffer: one at a time, in order, none lost (D2, S1, D4)", arguments: testedDesigns)
     func test_rule_D4_bufferedSubjectWithAsyncMore(design: SteppingDesign) {
         let subject = PassthroughSubject<Int, TestError>()
         let c = Collector<Int>()
@@ -83,7 +83,7 @@ struct RealUpstreamTests {
         cancellable.cancel()
     }
 
-    @Test("cancelling the AnyCancellable cancels upstream and stops the stepper (C4, S4)", arguments: SteppingDesign.allCases)
+    @Test("cancelling the AnyCancellable cancels upstream and stops the stepper (C4, S4)", arguments: testedDesigns)
     func test_rule_C4_anyCancellableCancels(design: SteppingDesign) {
         let subject = PassthroughSubject<Int, TestError>()
         let c = Collector<Int>()

@@ -14,7 +14,7 @@ struct StressTests {
     }
     static let watchdogSeconds = 20.0
 
-    @Test("cancel, stale and duplicate promises and .more from racing threads", arguments: SteppingDesign.allCases)
+    @Test("cancel, stale and duplicate promises and .more from racing threads", arguments: testedDesigns)
     func test_stress_racingPromisesAndCancel(design: SteppingDesign) {
         var rng = SplitMix64(seed: 0xC0FFEE)
         for round in 0..<Self.rounds {

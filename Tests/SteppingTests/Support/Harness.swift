@@ -28,3 +28,16 @@ extension SteppingDesign {
         makeSubscriber(stepper: probe.stepper(TestError.self))
     }
 }
+
+/// The designs under test: every design, minus those named in `STEPBENCH_EXCLUDE_DESIGNS`
+/// (comma-separated). Only scripts/test's ThreadSanitizer run sets it, for `mutex`: TSan cannot
+/// see the futex synchronisation inside the uninstrumented libswiftSynchronization, so every
+/// `Mutex.withLock` is reported as a race (see scripts/test).
+let testedDesigns: [SteppingDesign] = {
+    let raw = ProcessInfo.processInfo.environment["STEPBENCH_EXCLUDE_DESIGNS"] ?? ""
+    let names = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    for name in names where SteppingDesign(rawValue: name) == nil {
+        fatalError("STEPBENCH_EXCLUDE_DESIGNS names unknown design '\(name)'; designs are \(SteppingDesign.allCases.map(\.rawValue))")
+    }
+    return SteppingDesign.allCases.filter { !names.contains($0.rawValue) }
+}()
