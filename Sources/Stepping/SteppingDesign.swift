@@ -13,6 +13,9 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
     /// Lock-free: the whole state in one atomic word, one compare-exchange per transition.
     /// No allocation per element.
     case atomic
+    /// An actor owns the state machine; signals reach it through one ordered mailbox and
+    /// demand goes upstream from the actor (`receive(_:)` returns `.none`).
+    case actor
 
     /// Creates a subscriber of this design that calls `stepper` for each input and the completion.
     public func makeSubscriber<Input, Failure: Error>(
@@ -23,6 +26,7 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
         case .locked: LockedSteppingSubscriber(stepper: stepper)
         case .mutex: MutexSteppingSubscriber(stepper: stepper)
         case .atomic: AtomicSteppingSubscriber(stepper: stepper)
+        case .actor: ActorSteppingSubscriber(stepper: stepper)
         }
     }
 
@@ -32,6 +36,7 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
     public var deliversSynchronously: Bool {
         switch self {
         case .seed, .locked, .mutex, .atomic: true
+        case .actor: false
         }
     }
 

@@ -23,9 +23,14 @@ struct PaceTests {
         let sink = paced.sink(
             receiveCompletion: { _ in out.lock.withLock { out.finishedAt = scheduler.now.seconds } },
             receiveValue: { v in out.lock.withLock { out.items.append((v, scheduler.now.seconds)) } })
-        let pacing = erratic
+        // `pace` itself is `step(design:with: makePaceStepper(...))`; holding the subscriber
+        // lets the test wait for an asynchronous design after every virtual-time step.
+        let pacer: any SteppingSubscriber<String, Never> = design.makeSubscriber(
+            stepper: makePaceStepper(.seconds(1), scheduler: scheduler, subject: paced))
+        erratic
             .buffer(size: 1000, prefetch: .byRequest, whenFull: .dropOldest)
-            .pace(.seconds(1), scheduler: scheduler, subject: paced, design: design)
+            .subscribe(pacer)
+        let pacing = AnyCancellable(pacer)
         for (value, at) in [("A", 0.0), ("B", 0.3), ("C", 0.6), ("D", 5.0), ("E", 5.3), ("F", 5.6)] {
             scheduler.schedule(after: .init(nanoseconds: Int(at * 1e9)), tolerance: .init(0), options: nil) {
                 erratic.send(value)
@@ -35,9 +40,10 @@ struct PaceTests {
             erratic.send(completion: .finished)
         }
         // Let asynchronous designs deliver between virtual-time steps.
+        settleDesign(pacer)
         for _ in 0..<1_000 {
             scheduler.advance(by: .milliseconds(10))
-            waitForQuiet(design)
+            settleDesign(pacer)
         }
         let items = out.lock.withLock { out.items }
         #expect(items.map(\.0) == ["A", "B", "C", "D", "E", "F"])
@@ -83,9 +89,5 @@ struct PaceTests {
             #expect(b - a >= 19_000_000, "outputs \(Double(b - a) / 1e6) ms apart, interval is 20 ms")
         }
         withExtendedLifetime((sink, pacing)) {}
-    }
-
-    private func waitForQuiet(_ design: SteppingDesign) {
-        if !design.deliversSynchronously { usleep(200) }
     }
 }

@@ -83,11 +83,16 @@ struct RealUpstreamTests {
         cancellable.cancel()
     }
 
-    @Test("cancelling the AnyCancellable cancels upstream and stops the stepper (C4, S4)", arguments: testedDesigns)
+    @Test("cancelling through AnyCancellable cancels upstream and stops the stepper (C4, S4)", arguments: testedDesigns)
     func test_rule_C4_anyCancellableCancels(design: SteppingDesign) {
         let subject = PassthroughSubject<Int, TestError>()
         let c = Collector<Int>()
-        var cancellable: AnyCancellable? = subject.step(design: design, with: c.stepper(more: true))
+        // Subscribe first and let an asynchronous design make its first request: a
+        // PassthroughSubject drops values sent before there is demand.
+        let subscriber: any SteppingSubscriber<Int, TestError> = design.makeSubscriber(stepper: c.stepper(more: true))
+        subject.subscribe(subscriber)
+        settleDesign(subscriber)
+        var cancellable: AnyCancellable? = AnyCancellable(subscriber)
         subject.send(1)
         #expect(eventually { c.snapshot.0 == [1] })
         cancellable?.cancel()

@@ -13,10 +13,18 @@ extension Publisher {
         subject: Target,
         design: SteppingDesign = .default
     ) -> AnyCancellable where Target.Output == Output, Target.Failure == Failure {
-        let context: any PaceStepper<Output, Failure> =
-            PaceContext(interval: interval, scheduler: scheduler, subject: subject)
-        return step(design: design) { event in context.handle(event) }
+        step(design: design, with: makePaceStepper(interval, scheduler: scheduler, subject: subject))
     }
+}
+
+/// The stepper `pace` subscribes with (internal so tests can drive it through a subscriber
+/// they hold, and wait for an asynchronous design between virtual-time steps).
+func makePaceStepper<S: Scheduler, Target: Subject>(
+    _ interval: S.SchedulerTimeType.Stride, scheduler: S, subject: Target
+) -> @Sendable (StepEvent<Target.Output, Target.Failure>) -> Void {
+    let context: any PaceStepper<Target.Output, Target.Failure> =
+        PaceContext(interval: interval, scheduler: scheduler, subject: subject)
+    return { event in context.handle(event) }
 }
 
 /// What the `pace` stepper needs: unchecked Sendable because the stepper is never called
