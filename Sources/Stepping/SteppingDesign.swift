@@ -40,6 +40,13 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
         }
     }
 
+    /// Blocks until an asynchronous design (`actor`) has handled every signal `subscriber` has
+    /// received so far; returns at once for synchronous designs. For tests and benchmarks that
+    /// must know a subscriber is quiet. Must not be called from the stepper.
+    public static func waitUntilIdle(_ subscriber: AnyObject) {
+        (subscriber as? any AsynchronousDelivery)?.waitUntilIdle()
+    }
+
     /// The design `step` and `pace` use unless told otherwise.
     public static let `default`: SteppingDesign = .atomic
 }
