@@ -1,32 +1,72 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// scripts/test's ThreadSanitizer pass sets STEPBENCH_TSAN=1: it then builds only the Stepping
+// library and its tests, because the measuring targets link jemalloc, whose malloc would
+// replace the one ThreadSanitizer must intercept.
+let tsanOnly = Context.environment["STEPBENCH_TSAN"] == "1"
+
+var products: [Product] = [.library(name: "Stepping", targets: ["Stepping"])]
+var targets: [Target] = [
+    .target(
+        name: "Stepping",
+        dependencies: [.product(name: "OpenCombine", package: "OpenCombine")]
+    ),
+    .testTarget(
+        name: "SteppingTests",
+        dependencies: [
+            "Stepping",
+            .product(name: "OpenCombine", package: "OpenCombine"),
+            .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+        ]
+    ),
+]
+
+if !tsanOnly {
+    products.append(.executable(name: "stepbench", targets: ["stepbench"]))
+    targets += [
+        .systemLibrary(
+            name: "CJemalloc",
+            pkgConfig: "jemalloc",
+            providers: [.apt(["libjemalloc-dev"])]
+        ),
+        .target(name: "CJemallocConfig"),
+        .target(
+            name: "StepBenchKit",
+            dependencies: [
+                "Stepping", "CJemalloc", "CJemallocConfig",
+                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .target(
+            name: "StepBenchCLI",
+            dependencies: [
+                "StepBenchKit", "Stepping",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "stepbench", dependencies: ["StepBenchCLI"]),
+        .testTarget(
+            name: "StepBenchKitTests",
+            dependencies: [
+                "StepBenchKit", "StepBenchCLI", "Stepping",
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ]
+        ),
+    ]
+}
+
 let package = Package(
     name: "StepBench",
     platforms: [.macOS(.v15)],
-    products: [
-        .library(name: "Stepping", targets: ["Stepping"]),
-    ],
+    products: products,
     dependencies: [
         .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
         .package(url: "https://github.com/apple/swift-atomics", exact: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
     ],
-    targets: [
-        .target(
-            name: "Stepping",
-            dependencies: [
-                .product(name: "OpenCombine", package: "OpenCombine"),
-            ]
-        ),
-        .testTarget(
-            name: "SteppingTests",
-            dependencies: [
-                "Stepping",
-                .product(name: "OpenCombine", package: "OpenCombine"),
-                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
-            ]
-        ),
-    ]
+    targets: targets
 )

@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import StepBenchKit
+import Stepping
+
+/// `stepbench`: measures the stepping designs. Tables go to stdout; progress and errors to stderr.
+public struct StepBench: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "stepbench",
+        abstract: "Measure the stepping-subscriber designs: throughput, latency, allocations.",
+        subcommands: [Run.self, List.self])
+
+    public init() {}
+}
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run scenarios × designs; write a results file; print a summary table.")
+
+    @Option(help: "Comma-separated designs (default: all). See `stepbench list`.")
+    var design: String = SteppingDesign.allCases.map(\.rawValue).joined(separator: ",")
+
+    @Option(help: "Comma-separated scenarios (default: all, floors included).")
+    var scenario: String = ScenarioKind.allCases.map(\.rawValue).joined(separator: ",")
+
+    @Option(help: "Comma-separated thread counts for scenarios that take them.")
+    var threads: String = "1,2,4"
+
+    @Option(help: "Elements per repetition (rounds for cancel-race); default from the profile.")
+    var elements: Int?
+
+    @Option(help: "Repetitions per combination; default from the profile (quick 5, full 11).")
+    var repetitions: Int?
+
+    @Option(help: "quick or full.")
+    var profile: String = Profile.quick.rawValue
+
+    @Option(help: "Results file (default: results/<machine-id>/<time>.json, plus latest.json).")
+    var output: String?
+
+    @Option(help: "Folder for default results files.")
+    var resultsDirectory: String = "results"
+
+    @Flag(help: "Measure a debug build anyway (the results say debug).")
+    var allowDebug = false
+
+    @Flag(help: "Skip the warm-up pass.")
+    var noWarmup = false
+
+    func makeConfiguration() throws -> RunConfiguration {
+        var c = RunConfiguration()
+        c.designs = try RunConfiguration.parseList(design, of: SteppingDesign.self, what: "design")
+        c.scenarios = try RunConfiguration.parseList(scenario, of: ScenarioKind.self, what: "scenario")
+        c.threads = try RunConfiguration.parseThreads(threads)
+        guard let p = Profile(rawValue: profile) else {
+            throw ConfigurationError("unknown profile '\(profile)'; valid profiles: \(Profile.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        c.profile = p
+        c.elements = elements
+        c.repetitions = repetitions
+        c.allowDebug = allowDebug
+        c.warmup = !noWarmup
+        try c.validate()
+        return c
+    }
+
+    func outputURLs(machineID: String) -> (main: URL, latest: URL?) {
+        if let output { return (URL(fileURLWithPath: output), nil) }
+        let folder = URL(fileURLWithPath: resultsDirectory).appendingPathComponent(machineID)
+        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        return (folder.appendingPathComponent("\(stamp).json"), folder.appendingPathComponent("latest.json"))
+    }
+
+    func validate() throws {
+        do {
+            _ = try makeConfiguration()
+            if let output { try RunConfiguration.checkWritable(URL(fileURLWithPath: output)) }
+            else { try RunConfiguration.checkWritable(URL(fileURLWithPath: resultsDirectory).appendingPathComponent("x/probe.json")) }
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func run() throws {
+        let configuration = try makeConfiguration()
+        let machine = MachineFingerprint.current()
+        let (url, latest) = outputURLs(machineID: machine.machineID)
+        try RunConfiguration.checkWritable(url)
+        var runner = BenchmarkRunner(configuration: configuration)
+        let tty = isatty(STDERR_FILENO) != 0
+        runner.progress = { line in
+            if tty && !line.hasPrefix("FAILED") {
+                FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+            } else {
+                FileHandle.standardError.write(Data("\(line)\n".utf8))
+            }
+        }
+        let file = runner.run()
+        if tty { FileHandle.standardError.write(Data("\n".utf8)) }
+        try file.write(to: url)
+        if let latest { try file.write(to: latest) }
+        print(SummaryTable.render(file))
+        FileHandle.standardError.write(Data("results written to \(url.path)\(latest.map { " and \($0.lastPathComponent)" } ?? "")\n".utf8))
+        let failed = file.rows.filter { $0.status != "ok" }
+        if !failed.isEmpty {
+            FileHandle.standardError.write(Data("\(failed.count) combination(s) FAILED verification: \(failed.map { "\($0.scenario.rawValue)/\($0.design)×\($0.threads)" }.joined(separator: ", "))\n".utf8))
+            throw ExitCode(3)
+        }
+    }
+}
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List designs, scenarios and metrics.")
+
+    func run() {
+        print("designs:")
+        for d in SteppingDesign.allCases { print("  \(d.rawValue)\(d == .default ? " (default)" : "")") }
+        print("\nscenarios (elements per repetition: quick / full; threads):")
+        for s in ScenarioKind.allCases {
+            let threads = s.threadCounts(requested: [1, 2, 4]).map(String.init).joined(separator: ",")
+            print("  \(s.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \(s.elements(.quick)) / \(s.elements(.full)); threads \(threads)\n      \(s.summary)")
+        }
+        print("""
+
+            metrics (per scenario, design, threads; median and 95% bootstrap CI over repetitions):
+              ns/element, elements/s       wall time of the measured phase
+              allocations/element          exact, jemalloc statistics (tcache off)
+              cpu ns/element               getrusage user+system, all threads
+              latency p50/p90/p99/p99.9/max  HdrHistogram, where per-event latency is meaningful
+              ×seed, ×floor                ratio of median ns/element (async-step: of p50 latency)
+              peak RSS                     per run
+            """)
+    }
+}

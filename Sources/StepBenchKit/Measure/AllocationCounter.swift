@@ -1,0 +1,42 @@
+import CJemalloc
+import CJemallocConfig
+
+/// Exact allocation counts from jemalloc's statistics.
+///
+/// StepBenchKit links jemalloc, which then serves every `malloc` in the process, with thread
+/// caches disabled (see CJemallocConfig) so the arena counters see every allocation on every
+/// thread. `count()` refreshes the statistics (`epoch`) and returns the total number of
+/// allocations made so far (small + large `nmalloc` over all arenas).
+public enum AllocationCounter {
+    /// "jemalloc 5.3.0 (tcache:false)" — recorded in every results file.
+    public static var allocatorDescription: String {
+        var version: UnsafePointer<CChar>? = nil
+        var size = MemoryLayout<UnsafePointer<CChar>?>.size
+        let ok = mallctl("version", &version, &size, nil, 0) == 0
+        let v = ok ? version.map { String(cString: $0) } ?? "?" : "?"
+        return "jemalloc \(v.split(separator: "-").first.map(String.init) ?? v) (\(String(cString: stepbench_jemalloc_config())))"
+    }
+
+    /// Whether jemalloc's statistics are readable (it is linked and built with stats).
+    public static var isAvailable: Bool { (try? count()) != nil }
+
+    /// Total allocations so far in this process.
+    public static func count() throws -> UInt64 {
+        var epoch: UInt64 = 0
+        var newEpoch: UInt64 = 1
+        var size = MemoryLayout<UInt64>.size
+        guard mallctl("epoch", &epoch, &size, &newEpoch, MemoryLayout<UInt64>.size) == 0 else {
+            throw ScenarioFailure("jemalloc: mallctl(epoch) failed; is jemalloc linked with statistics?")
+        }
+        return try read("stats.arenas.4096.small.nmalloc") + read("stats.arenas.4096.large.nmalloc")
+    }
+
+    private static func read(_ name: String) throws -> UInt64 {
+        var value: UInt64 = 0
+        var size = MemoryLayout<UInt64>.size
+        guard mallctl(name, &value, &size, nil, 0) == 0 else {
+            throw ScenarioFailure("jemalloc: mallctl(\(name)) failed")
+        }
+        return value
+    }
+}

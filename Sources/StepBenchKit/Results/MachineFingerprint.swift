@@ -1,0 +1,62 @@
+import Foundation
+
+/// Where and how a results file was made. Two files are comparable only on one machine kind.
+public struct MachineFingerprint: Codable, Equatable, Sendable {
+    public var cpuModel: String
+    public var cores: Int
+    public var kernel: String
+    public var swiftVersion: String
+    public var gitCommit: String
+    public var gitDirty: Bool
+    public var buildConfiguration: String
+    public var allocator: String
+
+    /// A file-system-safe name for this machine kind: CPU model and core count.
+    public var machineID: String {
+        let slug = cpuModel.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }
+        let collapsed = String(slug).split(separator: "-").joined(separator: "-")
+        return "\(collapsed.isEmpty ? "unknown-cpu" : collapsed)-\(cores)c"
+    }
+
+    public static var buildConfigurationOfThisBinary: String {
+        #if DEBUG
+        "debug"
+        #else
+        "release"
+        #endif
+    }
+
+    /// Reads the fingerprint of this machine and checkout (`directory`: the git work tree).
+    public static func current(directory: String = FileManager.default.currentDirectoryPath) -> MachineFingerprint {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .flatMap { $0.split(separator: ":", maxSplits: 1).last }
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+        var uts = utsname()
+        uname(&uts)
+        let release = withUnsafeBytes(of: &uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let commit = run("git", ["-C", directory, "rev-parse", "HEAD"]) ?? "unknown"
+        let dirty = !(run("git", ["-C", directory, "status", "--porcelain", "--untracked-files=no"]) ?? "").isEmpty
+        let swift = ProcessInfo.processInfo.environment["STEPBENCH_SWIFT_VERSION"]
+            ?? run("swift", ["--version"])?.split(separator: "\n").first.map(String.init) ?? "unknown"
+        return MachineFingerprint(cpuModel: model, cores: ProcessInfo.processInfo.activeProcessorCount,
+                                  kernel: "Linux \(release)", swiftVersion: swift, gitCommit: commit,
+                                  gitDirty: dirty, buildConfiguration: buildConfigurationOfThisBinary,
+                                  allocator: AllocationCounter.allocatorDescription)
+    }
+
+    /// Runs a command; its trimmed stdout, or nil if it failed.
+    static func run(_ command: String, _ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [command] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

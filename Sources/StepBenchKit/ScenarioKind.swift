@@ -1,0 +1,119 @@
+import Stepping
+
+/// Every scenario StepBench measures. Each runs in-process, verifies its own outcome (every
+/// element delivered once, in order, completion seen) and throws ``ScenarioFailure`` if not.
+public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
+    case syncStep = "sync-step"
+    case asyncStep = "async-step"
+    case staleStorm = "stale-storm"
+    case cancelRace = "cancel-race"
+    case fanOut = "fan-out"
+    case paceJitter = "pace-jitter"
+    case floorSync = "floor-sync"
+    case floorPingPong = "floor-pingpong"
+
+    /// One line for `stepbench list`.
+    public var summary: String {
+        switch self {
+        case .syncStep: "one thread, synchronous upstream, .more inside the stepper: pure per-element cost"
+        case .asyncStep: "promise fulfilled on a second thread (spin-yield hand-off); latency .more → next input"
+        case .staleStorm: "sync-step while threads−1 other threads call stale and duplicate promises"
+        case .cancelRace: "short subscriptions cancelled by threads−1 racing threads; checks C4 every round; elements = rounds"
+        case .fanOut: "N independent sync-step pipelines on N threads; aggregate throughput; elements per pipeline"
+        case .paceJitter: "pace at 1 ms on the DispatchQueue scheduler; latency = lateness of each output"
+        case .floorSync: "floor: the sync-step upstream into a plain .max(1) subscriber (no stepping)"
+        case .floorPingPong: "floor: a raw two-thread ping-pong with async-step's spin-yield hand-off"
+        }
+    }
+
+    /// Floor rows have no design: they measure the physical limit on this machine.
+    public var isFloor: Bool { self == .floorSync || self == .floorPingPong }
+
+    /// The floor each scenario is compared to.
+    public var floor: ScenarioKind? {
+        switch self {
+        case .syncStep, .staleStorm, .fanOut: .floorSync
+        case .asyncStep: .floorPingPong
+        default: nil
+        }
+    }
+
+    /// Whether per-event latency is recorded.
+    public var hasLatency: Bool { [.asyncStep, .cancelRace, .paceJitter, .floorPingPong].contains(self) }
+
+    /// The thread counts this scenario runs at, given the requested ones.
+    public func threadCounts(requested: [Int]) -> [Int] {
+        switch self {
+        case .syncStep, .paceJitter, .floorSync: [1]
+        case .asyncStep, .floorPingPong: [2]
+        case .staleStorm, .fanOut: requested
+        case .cancelRace: requested.filter { $0 >= 2 }.isEmpty ? [2] : requested.filter { $0 >= 2 }
+        }
+    }
+
+    /// Elements per repetition in a profile (rounds for cancel-race, per pipeline for fan-out).
+    public func elements(_ profile: Profile) -> Int {
+        let quick: Int = switch self {
+        case .syncStep, .floorSync: 200_000
+        case .asyncStep, .floorPingPong: 20_000
+        case .staleStorm: 100_000
+        case .cancelRace: 300
+        case .fanOut: 100_000
+        case .paceJitter: 200
+        }
+        return profile == .full ? (self == .paceJitter ? 500 : quick * 5) : quick
+    }
+
+    /// Runs one repetition. `design` is ignored by floor rows.
+    public func run(design: SteppingDesign?, threads: Int, elements: Int) throws -> RepetitionResult {
+        switch self {
+        case .floorSync: return try FloorSync.run(elements: elements)
+        case .floorPingPong: return try FloorPingPong.run(elements: elements)
+        default: break
+        }
+        guard let design else { throw ScenarioFailure("\(rawValue) needs a design") }
+        switch self {
+        case .syncStep: return try SyncStep.run(design: design, elements: elements)
+        case .asyncStep: return try AsyncStep.run(design: design, elements: elements)
+        case .staleStorm: return try StaleStorm.run(design: design, threads: threads, elements: elements)
+        case .cancelRace: return try CancelRace.run(design: design, threads: threads, elements: elements)
+        case .fanOut: return try FanOut.run(design: design, threads: threads, elements: elements)
+        case .paceJitter: return try PaceJitter.run(design: design, elements: elements)
+        case .floorSync, .floorPingPong: fatalError("handled above")
+        }
+    }
+}
+
+/// How much to measure: `quick` (the default comparison, a few minutes) or `full`.
+public enum Profile: String, CaseIterable, Sendable, Codable {
+    case quick, full
+    public var repetitions: Int { self == .quick ? 5 : 11 }
+}
+
+/// The raw measurements of one repetition.
+public struct RepetitionResult: Codable, Equatable, Sendable {
+    public var elapsedNanoseconds: UInt64
+    public var elements: Int
+    public var allocations: UInt64
+    public var cpuNanoseconds: UInt64
+    public var latency: LatencySummary?
+
+    public init(elapsedNanoseconds: UInt64, elements: Int, allocations: UInt64, cpuNanoseconds: UInt64,
+                latency: LatencySummary? = nil) {
+        self.elapsedNanoseconds = elapsedNanoseconds
+        self.elements = elements
+        self.allocations = allocations
+        self.cpuNanoseconds = cpuNanoseconds
+        self.latency = latency
+    }
+
+    init(meter: Meter, elements: Int, latency: LatencySummary? = nil) {
+        self.init(elapsedNanoseconds: meter.elapsedNanoseconds, elements: elements,
+                  allocations: meter.allocations, cpuNanoseconds: meter.cpuNanoseconds, latency: latency)
+    }
+
+    public var nsPerElement: Double { Double(elapsedNanoseconds) / Double(elements) }
+    public var elementsPerSecond: Double { Double(elements) * 1e9 / Double(max(elapsedNanoseconds, 1)) }
+    public var allocationsPerElement: Double { Double(allocations) / Double(elements) }
+    public var cpuNsPerElement: Double { Double(cpuNanoseconds) / Double(elements) }
+}

@@ -1,0 +1,84 @@
+import Foundation
+@preconcurrency import OpenCombine
+import Stepping
+import Synchronization
+
+/// `cancel-race`: many short subscriptions; in each round `threads − 1` threads race to
+/// `cancel()` the subscriber at a random point while inputs flow. Checks rule C4 every round
+/// (upstream cancelled exactly once; after `cancel()` returned the stepper is called at most
+/// once more). Elements = rounds; latency = from the first `cancel()` call to upstream seeing
+/// its `cancel`.
+enum CancelRace {
+    final class Round: @unchecked Sendable {  // published through `number`
+        let number = Atomic<Int>(-1)
+        let finished = Atomic<Int>(0)
+        var subscriber: (any SteppingSubscriber<Int, Never>)?
+        var cancelAfter = 0
+        let seen = Atomic<Int>(0)
+        let firstCallAt = Atomic<UInt64>(UInt64.max)
+        let seenAtReturn = Atomic<Int>(Int.max)
+        let stop = Atomic<Bool>(false)
+    }
+
+    static func run(design: SteppingDesign, threads: Int, elements rounds: Int) throws -> RepetitionResult {
+        precondition(threads >= 2)
+        let cancellers = threads - 1
+        let round = Round()
+        var rng = SplitMix64(seed: 42)
+        var latency = LatencyRecorder()
+        for c in 0..<cancellers {
+            startThread("cancel-race-\(c)") {
+                var last = -1
+                while !round.stop.load(ordering: .relaxed) {
+                    let r = round.number.load(ordering: .acquiring)
+                    guard r != last else { sched_yield(); continue }
+                    last = r
+                    let target = round.cancelAfter
+                    let subscriber = round.subscriber!
+                    var polls = 0
+                    while round.seen.load(ordering: .relaxed) < target && polls < 2_000_000 { polls += 1 }
+                    let t = monotonicNanoseconds()
+                    round.firstCallAt.min(t, ordering: .relaxed)
+                    subscriber.cancel()
+                    round.seenAtReturn.min(round.seen.load(ordering: .acquiring), ordering: .relaxed)
+                    round.finished.add(1, ordering: .releasing)
+                }
+            }
+        }
+        defer { round.stop.store(true, ordering: .releasing) }
+        var meter = Meter()
+        try meter.start()
+        for r in 0..<rounds {
+            let upstream = CountingUpstream(count: 1_000_000)
+            round.seen.store(0, ordering: .relaxed)
+            round.firstCallAt.store(.max, ordering: .relaxed)
+            round.seenAtReturn.store(.max, ordering: .relaxed)
+            round.finished.store(0, ordering: .relaxed)
+            round.cancelAfter = Int(rng.next() % 64)
+            let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
+                if case .input(_, let promise) = event {
+                    round.seen.add(1, ordering: .releasing)
+                    promise(.more)
+                }
+            }
+            round.subscriber = subscriber
+            round.number.store(r, ordering: .releasing)
+            upstream.subscribe(subscriber)  // sync designs emit here until cancelled
+            try spinUntil("cancel-race \(design) round \(r): cancellers") {
+                round.finished.load(ordering: .acquiring) == cancellers
+            }
+            SteppingDesign.waitUntilIdle(subscriber)
+            let conduit = upstream.conduit!
+            try verify(conduit.cancels == 1, "cancel-race \(design) round \(r): upstream cancelled \(conduit.cancels) times (C4)")
+            let after = round.seenAtReturn.load(ordering: .acquiring)
+            let final = round.seen.load(ordering: .acquiring)
+            try verify(final <= after + 1, "cancel-race \(design) round \(r): stepper called \(final - after) times after cancel() returned (C4)")
+            try verify(conduit.violations == 0, "cancel-race \(design) round \(r): demand violation")
+            let called = round.firstCallAt.load(ordering: .relaxed)
+            if conduit.cancelledAt >= called { latency.record(conduit.cancelledAt - called) }
+            round.subscriber = nil
+        }
+        try meter.stop()
+        return RepetitionResult(meter: meter, elements: rounds, latency: latency.summary)
+    }
+}

@@ -1,0 +1,56 @@
+@preconcurrency import OpenCombine
+import Stepping
+
+/// `sync-step`: one thread; the suite's trampolined synchronous upstream; the stepper fulfils
+/// `.more` synchronously. Pure per-element cost of a design. Floor: `floor-sync`.
+enum SyncStep {
+    static func run(design: SteppingDesign, elements n: Int) throws -> RepetitionResult {
+        let upstream = CountingUpstream(count: n)
+        let check = OrderCheck()
+        let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
+            switch event {
+            case .input(let value, let promise):
+                check.see(value)
+                promise(.more)
+            case .completion: check.finish()
+            }
+        }
+        var meter = Meter()
+        try meter.start()
+        upstream.subscribe(subscriber)
+        try check.waitFinished(what: "sync-step \(design)")
+        try meter.stop()
+        try check.verify(count: n, what: "sync-step \(design)")
+        try verify(upstream.conduit?.violations == 0, "sync-step \(design): upstream saw a demand violation")
+        return RepetitionResult(meter: meter, elements: n)
+    }
+}
+
+/// `floor-sync`: the same upstream into a plain subscriber that returns `.max(1)` per input —
+/// no stepping, no promise, no synchronisation. The physical limit for `sync-step`.
+enum FloorSync {
+    final class MaxOneSink: Subscriber, @unchecked Sendable {  // called serially by upstream
+        typealias Input = Int
+        typealias Failure = Never
+        let check = OrderCheck()
+        let combineIdentifier = CombineIdentifier()
+        func receive(subscription: any Subscription) { subscription.request(.max(1)) }
+        func receive(_ input: Int) -> Subscribers.Demand {
+            check.see(input)
+            return .max(1)
+        }
+        func receive(completion: Subscribers.Completion<Never>) { check.finish() }
+    }
+
+    static func run(elements n: Int) throws -> RepetitionResult {
+        let upstream = CountingUpstream(count: n)
+        let sink = MaxOneSink()
+        var meter = Meter()
+        try meter.start()
+        upstream.subscribe(sink)
+        try sink.check.waitFinished(what: "floor-sync")
+        try meter.stop()
+        try sink.check.verify(count: n, what: "floor-sync")
+        return RepetitionResult(meter: meter, elements: n)
+    }
+}

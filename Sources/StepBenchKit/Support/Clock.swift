@@ -1,0 +1,7 @@
+import Foundation
+
+/// Monotonic nanoseconds (CLOCK_MONOTONIC via `DispatchTime`), comparable across threads.
+@inline(__always)
+public func monotonicNanoseconds() -> UInt64 {
+    DispatchTime.now().uptimeNanoseconds
+}

@@ -1,0 +1,3 @@
+import StepBenchCLI
+
+StepBench.main()
