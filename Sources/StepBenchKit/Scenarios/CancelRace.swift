@@ -38,9 +38,9 @@ enum CancelRace {
                     var polls = 0
                     while round.seen.load(ordering: .relaxed) < target && polls < 2_000_000 { polls += 1 }
                     let t = monotonicNanoseconds()
-                    round.firstCallAt.min(t, ordering: .relaxed)
+                    storeMinimum(t, into: round.firstCallAt)
                     subscriber.cancel()
-                    round.seenAtReturn.min(round.seen.load(ordering: .acquiring), ordering: .relaxed)
+                    storeMinimum(round.seen.load(ordering: .acquiring), into: round.seenAtReturn)
                     round.finished.add(1, ordering: .releasing)
                 }
             }
@@ -80,5 +80,24 @@ enum CancelRace {
         }
         try meter.stop()
         return RepetitionResult(meter: meter, elements: rounds, latency: latency.summary)
+    }
+}
+
+/// Lowers `atomic` to `value` if it is smaller (a compare-exchange loop).
+func storeMinimum(_ value: UInt64, into atomic: borrowing Atomic<UInt64>) {
+    var current = atomic.load(ordering: .relaxed)
+    while value < current {
+        let (exchanged, original) = atomic.compareExchange(expected: current, desired: value, ordering: .acquiringAndReleasing)
+        if exchanged { return }
+        current = original
+    }
+}
+
+func storeMinimum(_ value: Int, into atomic: borrowing Atomic<Int>) {
+    var current = atomic.load(ordering: .relaxed)
+    while value < current {
+        let (exchanged, original) = atomic.compareExchange(expected: current, desired: value, ordering: .acquiringAndReleasing)
+        if exchanged { return }
+        current = original
     }
 }

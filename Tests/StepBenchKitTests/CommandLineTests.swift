@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+@testable import StepBenchCLI
+@testable import StepBenchKit
+import Testing
+
+/// Every command-line error path fails at parse time, before any measuring, with a message
+/// that names the problem and lists the valid choices.
+@Suite("stepbench command line")
+struct CommandLineTests {
+    func message(_ arguments: [String]) -> String? {
+        do {
+            _ = try StepBench.parseAsRoot(arguments)
+            return nil
+        } catch {
+            return StepBench.message(for: error)
+        }
+    }
+
+    @Test func test_cli_unknownDesignListsValidOnes() {
+        let m = message(["run", "--allow-debug", "--design", "atomic,turbo"])
+        #expect(m?.contains("unknown design 'turbo'") == true, "\(m ?? "accepted")")
+        #expect(m?.contains("seed, locked, mutex, atomic, actor") == true)
+    }
+
+    @Test func test_cli_unknownScenarioListsValidOnes() {
+        let m = message(["run", "--allow-debug", "--scenario", "warp"])
+        #expect(m?.contains("unknown scenario 'warp'") == true, "\(m ?? "accepted")")
+        #expect(m?.contains("sync-step") == true && m?.contains("floor-pingpong") == true)
+    }
+
+    @Test(arguments: [["--elements", "0"], ["--elements", "-5"], ["--repetitions", "0"], ["--threads", "0"],
+                      ["--threads", "1,x"], ["--threads", ""], ["--profile", "huge"], ["--design", ","]])
+    func test_cli_badCountsAndNamesAreRejected(arguments: [String]) {
+        let m = message(["run", "--allow-debug"] + arguments)
+        #expect(m != nil, "\(arguments) was accepted")
+    }
+
+    @Test func test_cli_unwritableOutputIsRejectedBeforeMeasuring() throws {
+        let m = message(["run", "--allow-debug", "--output", "/proc/stepbench/results.json"])
+        #expect(m?.contains("--output") == true, "\(m ?? "accepted")")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let m2 = message(["run", "--allow-debug", "--output", folder.path])
+        #expect(m2?.contains("is a folder") == true, "\(m2 ?? "accepted")")
+    }
+
+    @Test func test_cli_debugBuildNeedsAllowDebug() {
+        guard MachineFingerprint.buildConfigurationOfThisBinary == "debug" else { return }
+        let m = message(["run", "--scenario", "sync-step"])
+        #expect(m?.contains("debug build") == true, "\(m ?? "accepted")")
+    }
+
+    @Test func test_cli_validInputParses() {
+        #expect(message(["run", "--allow-debug", "--design", "locked,atomic", "--scenario", "sync-step",
+                         "--threads", "1,2", "--elements", "100", "--repetitions", "2", "--profile", "full",
+                         "--output", FileManager.default.temporaryDirectory.appendingPathComponent("ok.json").path]) == nil)
+        #expect(message(["list"]) == nil)
+    }
+}

@@ -1,0 +1,40 @@
+@testable import StepBenchKit
+import Stepping
+import Testing
+
+/// Every scenario runs for every design at a small size and verifies its own outcome.
+@Suite("Scenarios verify their outcome")
+struct ScenarioTests {
+    static let sizes: [ScenarioKind: Int] = [
+        .syncStep: 2_000, .asyncStep: 300, .staleStorm: 2_000, .cancelRace: 20, .fanOut: 1_000,
+        .paceJitter: 15, .floorSync: 2_000, .floorPingPong: 300,
+    ]
+
+    @Test("each scenario × design × threads completes and verifies", arguments: ScenarioKind.allCases)
+    func test_scenario_runsAndVerifies(scenario: ScenarioKind) throws {
+        let n = try #require(Self.sizes[scenario])
+        let designs: [SteppingDesign?] = scenario.isFloor ? [nil] : SteppingDesign.allCases
+        for design in designs {
+            for threads in scenario.threadCounts(requested: [1, 2]) {
+                let r = try scenario.run(design: design, threads: threads, elements: n)
+                let expected = scenario == .fanOut ? n * threads : n
+                #expect(r.elements == expected)
+                #expect(r.elapsedNanoseconds > 0)
+                #expect((r.latency != nil) == scenario.hasLatency, "\(scenario) \(String(describing: design))")
+            }
+        }
+    }
+
+    @Test("verification fails loudly on a wrong outcome")
+    func test_orderCheck_catchesLossAndDisorder() {
+        let check = OrderCheck()
+        check.see(0); check.see(2); check.finish()
+        #expect(throws: ScenarioFailure.self) { try check.verify(count: 3, what: "planted") }
+        let short = OrderCheck()
+        short.see(0); short.finish()
+        #expect { try short.verify(count: 2, what: "short") } throws: { "\($0)".contains("1 of 2") }
+        let unfinished = OrderCheck()
+        unfinished.see(0)
+        #expect { try unfinished.verify(count: 1, what: "open") } throws: { "\($0)".contains("completion") }
+    }
+}
