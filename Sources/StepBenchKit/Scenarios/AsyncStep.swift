@@ -19,12 +19,13 @@ enum AsyncStep {
         }
         func cancel() { cancelled.store(true, ordering: .releasing) }
 
-        func emit(_ count: Int, to subscriber: any SteppingSubscriber<Int, Never>) throws {
+        /// Emits until done; returns early if cancelled or `stop()` (the scenario gave up).
+        func emit(_ count: Int, to subscriber: any SteppingSubscriber<Int, Never>, stop: () -> Bool) throws {
             subscriber.receive(subscription: self)
             for value in 0..<count {
                 var polls = 0
                 while demand.load(ordering: .acquiring) == 0 {
-                    if cancelled.load(ordering: .relaxed) { return }
+                    if cancelled.load(ordering: .relaxed) || stop() { return }
                     polls += 1
                     if polls >= SpinSlot<Int>.spinLimit { sched_yield(); polls = 0 }
                 }
@@ -74,7 +75,7 @@ enum AsyncStep {
             fulfillerDone.store(true, ordering: .releasing)
         }
         startThread("async-step-emitter") {
-            do { try upstream.emit(n, to: box.value) } catch {
+            do { try upstream.emit(n, to: box.value, stop: { shared.done.load(ordering: .relaxed) }) } catch {
                 emitterError.withLock { $0 = error as? ScenarioFailure }
             }
         }

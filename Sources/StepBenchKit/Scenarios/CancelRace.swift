@@ -17,6 +17,9 @@ enum CancelRace {
         let seen = Atomic<Int>(0)
         let firstCallAt = Atomic<UInt64>(UInt64.max)
         let seenAtReturn = Atomic<Int>(Int.max)
+        /// Set once a cancel() has returned; stepper calls that see it are counted (C4: ≤ 1).
+        let returned = Atomic<Bool>(false)
+        let callsAfterReturn = Atomic<Int>(0)
         let stop = Atomic<Bool>(false)
     }
 
@@ -40,6 +43,7 @@ enum CancelRace {
                     let t = monotonicNanoseconds()
                     storeMinimum(t, into: round.firstCallAt)
                     subscriber.cancel()
+                    round.returned.store(true, ordering: .sequentiallyConsistent)
                     storeMinimum(round.seen.load(ordering: .acquiring), into: round.seenAtReturn)
                     round.finished.add(1, ordering: .releasing)
                 }
@@ -54,9 +58,14 @@ enum CancelRace {
             round.firstCallAt.store(.max, ordering: .relaxed)
             round.seenAtReturn.store(.max, ordering: .relaxed)
             round.finished.store(0, ordering: .relaxed)
+            round.returned.store(false, ordering: .relaxed)
+            round.callsAfterReturn.store(0, ordering: .relaxed)
             round.cancelAfter = Int(rng.next() % 64)
             let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
                 if case .input(_, let promise) = event {
+                    if round.returned.load(ordering: .sequentiallyConsistent) {
+                        round.callsAfterReturn.add(1, ordering: .relaxed)
+                    }
                     round.seen.add(1, ordering: .releasing)
                     promise(.more)
                 }
@@ -73,6 +82,8 @@ enum CancelRace {
             let after = round.seenAtReturn.load(ordering: .acquiring)
             let final = round.seen.load(ordering: .acquiring)
             try verify(final <= after + 1, "cancel-race \(design) round \(r): stepper called \(final - after) times after cancel() returned (C4)")
+            let late = round.callsAfterReturn.load(ordering: .acquiring)
+            try verify(late <= 1, "cancel-race \(design) round \(r): stepper entered \(late) times after cancel() returned (C4)")
             try verify(conduit.violations == 0, "cancel-race \(design) round \(r): demand violation")
             let called = round.firstCallAt.load(ordering: .relaxed)
             if conduit.cancelledAt >= called { latency.record(conduit.cancelledAt - called) }

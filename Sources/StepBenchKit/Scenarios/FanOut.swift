@@ -28,6 +28,8 @@ enum FanOut {
                 do {
                     try check.waitFinished(what: "fan-out \(design) pipeline \(t)")
                     try check.verify(count: n, what: "fan-out \(design) pipeline \(t)")
+                    try verify(upstream.conduit?.violations == 0, "fan-out \(design) pipeline \(t): demand violation")
+                    try verify(upstream.conduit?.cancels == 0, "fan-out \(design) pipeline \(t): upstream cancelled")
                 } catch { failures.withLock { $0.append("\(error)") } }
                 done.add(1, ordering: .releasing)
             }

@@ -170,6 +170,8 @@ actor StepActor<Input, Failure: Error> {
                   case .callStepper(let stepper) = machine.receiveCompletion() else { return }
             StepperBox<Input, Failure>.from(stepper).call(.completion(completion))
         case .promise(let id, let request):
+            // After cancel() returned, no request may reach upstream: apply the cancel first.
+            guard !cancelIfRequested() else { break }
             switch machine.completePromise(id: id, request: request) {
             case .none: break
             case .request(let s): s.request(.max(1))
