@@ -8,7 +8,7 @@ public struct StepBench: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "stepbench",
         abstract: "Measure the stepping-subscriber designs: throughput, latency, allocations.",
-        subcommands: [Run.self, List.self])
+        subcommands: [Run.self, List.self, Export.self])
 
     public init() {}
 }
@@ -130,5 +130,50 @@ struct List: ParsableCommand {
               ×seed, ×floor                ratio of median ns/element (async-step: of p50 latency)
               peak RSS                     per run
             """)
+    }
+}
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export a results file as CSV, github-action-benchmark JSON or InfluxDB line protocol.")
+
+    @Option(help: "csv, github-action-benchmark or influx.")
+    var format: String
+
+    @Option(help: "Write here (atomically) instead of stdout.")
+    var output: String?
+
+    @Argument(help: "A stepbench/1 results file.")
+    var results: String
+
+    func validate() throws {
+        guard ExportFormat(rawValue: format) != nil else {
+            throw ValidationError("unknown format '\(format)'; valid formats: \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if let output {
+            do { try RunConfiguration.checkWritable(URL(fileURLWithPath: output)) } catch let e as ConfigurationError {
+                throw ValidationError(e.description)
+            }
+        }
+    }
+
+    func run() throws {
+        let file: ResultsFile
+        do { file = try ResultsFile.read(URL(fileURLWithPath: results)) } catch let e as ResultsError {
+            FileHandle.standardError.write(Data("stepbench export: \(e.description)\n".utf8))
+            throw ExitCode(1)
+        }
+        let text = try Exporter.export(file, as: ExportFormat(rawValue: format)!)
+        guard let output else {
+            print(text, terminator: "")
+            return
+        }
+        let url = URL(fileURLWithPath: output)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        try Data(text.utf8).write(to: temporary)
+        guard rename(temporary.path, url.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ValidationError("cannot write \(output): \(String(cString: strerror(errno)))")
+        }
     }
 }

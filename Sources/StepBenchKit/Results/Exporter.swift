@@ -1,0 +1,115 @@
+import Foundation
+
+/// Exports a results file for tools that already exist: spreadsheets (CSV), the
+/// `customSmallerIsBetter` JSON that github-action-benchmark and Bencher ingest, and InfluxDB
+/// line protocol for a time-series database fed by a fleet of CI machines.
+public enum ExportFormat: String, CaseIterable, Sendable {
+    case csv
+    case githubActionBenchmark = "github-action-benchmark"
+    case influx
+}
+
+public enum Exporter {
+    /// One exported figure: a metric of one (scenario, design, threads) row.
+    public struct Metric: Equatable, Sendable {
+        public var scenario: String
+        public var design: String
+        public var threads: Int
+        public var name: String
+        public var unit: String
+        public var median: Double
+        public var ciLow: Double
+        public var ciHigh: Double
+        public var smallerIsBetter: Bool
+    }
+
+    /// Every summary figure of every successful row, in file order.
+    public static func metrics(_ file: ResultsFile) -> [Metric] {
+        var out: [Metric] = []
+        for row in file.rows {
+            guard let s = row.summary else { continue }
+            func add(_ name: String, _ unit: String, _ e: ResultsFile.Estimate?, smaller: Bool = true) {
+                guard let e else { return }
+                out.append(Metric(scenario: row.scenario.rawValue, design: row.design, threads: row.threads, name: name,
+                                  unit: unit, median: e.median, ciLow: e.ciLow, ciHigh: e.ciHigh, smallerIsBetter: smaller))
+            }
+            add("ns_per_element", "ns", s.nsPerElement)
+            add("elements_per_second", "1/s", s.elementsPerSecond, smaller: false)
+            add("allocations_per_element", "allocations", s.allocationsPerElement)
+            add("cpu_ns_per_element", "ns", s.cpuNsPerElement)
+            add("latency_p50", "ns", s.latencyP50)
+            add("latency_p90", "ns", s.latencyP90)
+            add("latency_p99", "ns", s.latencyP99)
+            add("latency_p999", "ns", s.latencyP999)
+            add("latency_max", "ns", s.latencyMax)
+        }
+        return out
+    }
+
+    public static func export(_ file: ResultsFile, as format: ExportFormat) throws -> String {
+        switch format {
+        case .csv: return csv(file)
+        case .githubActionBenchmark: return try githubActionBenchmark(file)
+        case .influx: return influx(file)
+        }
+    }
+
+    static func number(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
+    }
+
+    public static func csv(_ file: ResultsFile) -> String {
+        var lines = ["scenario,design,threads,metric,unit,median,ci_low,ci_high,repetitions,machine,commit,created_at"]
+        for m in metrics(file) {
+            lines.append([m.scenario, m.design, String(m.threads), m.name, m.unit, number(m.median), number(m.ciLow),
+                          number(m.ciHigh), String(file.configuration.repetitions), file.machine.machineID,
+                          file.machine.gitCommit, file.createdAt].joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// github-action-benchmark `customSmallerIsBetter`: smaller-is-better figures only.
+    public struct BenchmarkEntry: Codable, Equatable {
+        public var name: String
+        public var unit: String
+        public var value: Double
+        public var range: String
+        public var extra: String
+    }
+
+    public static func githubActionBenchmark(_ file: ResultsFile) throws -> String {
+        let entries = metrics(file).filter(\.smallerIsBetter).map { m in
+            BenchmarkEntry(name: "\(m.scenario) \(m.design) x\(m.threads) \(m.name)", unit: m.unit, value: m.median,
+                           range: "± \(number((m.ciHigh - m.ciLow) / 2))",
+                           extra: "95% CI [\(number(m.ciLow)), \(number(m.ciHigh))]; \(file.configuration.repetitions) repetitions; commit \(file.machine.gitCommit.prefix(10)); \(file.machine.machineID)")
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(entries), as: UTF8.self) + "\n"
+    }
+
+    /// InfluxDB line protocol: one point per row, tags machine/scenario/design/threads, one
+    /// field per metric (median), timestamped with the run's start (ns).
+    public static func influx(_ file: ResultsFile) -> String {
+        let timestamp = ISO8601DateFormatter().date(from: file.createdAt).map { Int64($0.timeIntervalSince1970) * 1_000_000_000 } ?? 0
+        var points: [String] = []
+        var grouped: [(key: String, fields: [String])] = []
+        for m in metrics(file) {
+            let key = "stepbench,machine=\(escape(file.machine.machineID)),scenario=\(escape(m.scenario)),design=\(escape(m.design)),threads=\(m.threads)"
+            if grouped.last?.key == key { grouped[grouped.count - 1].fields.append("\(m.name)=\(number(m.median))") }
+            else { grouped.append((key, ["\(m.name)=\(number(m.median))"])) }
+        }
+        for g in grouped { points.append("\(g.key) \(g.fields.joined(separator: ",")) \(timestamp)") }
+        return points.joined(separator: "\n") + "\n"
+    }
+
+    /// Tag values: commas, spaces and equals signs are escaped with a backslash.
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            if c == "," || c == " " || c == "=" { out.append("\\") }
+            out.append(c)
+        }
+        return out
+    }
+}

@@ -1,0 +1,192 @@
+"""scripts/report: REPORT.md and SVG charts from stepbench/1 results files.
+
+Usage: scripts/report [--out DIR] [--baseline FILE] [--stepbench PATH] RESULTS.json [MORE.json ...]
+Writes DIR (default results/<machine-id>/report/) atomically: into a temporary folder first,
+renamed into place only when everything was written. Bad input writes nothing.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from . import charts
+from .results import FLOOR_OF, ResultsError, load
+
+MULTI_THREAD = ("stale-storm", "cancel-race", "fan-out")
+
+
+def _fmt_ns(v):
+    return f"{v:,.0f} ns" if v >= 100 else f"{v:.1f} ns"
+
+
+def _best(results, scenario, threads, key="nsPerElement"):
+    rows = [r for r in results.ok_rows(scenario) if r["threads"] == threads and r["design"] != "floor"]
+    rows = [r for r in rows if r["summary"].get(key)]
+    return min(rows, key=lambda r: r["summary"][key]["median"]) if rows else None
+
+
+def verdict(results):
+    """Three lines: which design for which load, and why (from the numbers)."""
+    lines = []
+    best = _best(results, "sync-step", 1)
+    if best:
+        s = best["summary"]
+        lines.append(f"**Synchronous `.more` (one thread): `{best['design']}`** — {_fmt_ns(s['nsPerElement']['median'])}/element, "
+                     f"{1 / s['ratioToSeed']:.1f}× faster than `seed`" if s.get("ratioToSeed") else "")
+        lines[-1] += (f", {s['ratioToFloor']:.1f}× the plain-subscriber floor, "
+                      f"{s['allocationsPerElement']['median']:.2f} allocations/element.") if s.get("ratioToFloor") else "."
+    best = _best(results, "async-step", 2, "latencyP50")
+    if best:
+        s = best["summary"]
+        extra = f" ({s['latencyP50RatioToFloor']:.1f}× the two-thread ping-pong floor)" if s.get("latencyP50RatioToFloor") else ""
+        lines.append(f"**Promise fulfilled on another thread: `{best['design']}`** — p50 {_fmt_ns(s['latencyP50']['median'])} "
+                     f"from `.more` to the next input{extra}, p99 {_fmt_ns(s['latencyP99']['median'])}.")
+    contention = []
+    for scenario in ("stale-storm", "fan-out"):
+        threads = max((r["threads"] for r in results.ok_rows(scenario)), default=None)
+        if threads:
+            b = _best(results, scenario, threads)
+            contention.append((scenario, threads, b))
+    if contention:
+        names = {b["design"] for _, _, b in contention if b}
+        parts = ", ".join(f"{sc} ×{t}: `{b['design']}` {_fmt_ns(b['summary']['nsPerElement']['median'])}/element"
+                          for sc, t, b in contention if b)
+        who = f"`{names.pop()}`" if len(names) == 1 else "it depends"
+        lines.append(f"**Under contention: {who}** — {parts}.")
+    actor = results.row("sync-step", "actor", 1)
+    if actor and len(lines) < 3:
+        lines.append(f"`actor` costs {_fmt_ns(actor['summary']['nsPerElement']['median'])}/element: an actor hop per signal.")
+    return lines[:3]
+
+
+def relative_table(results):
+    designs = results.designs()
+    out = ["| scenario | threads | " + " | ".join(f"`{d}`" for d in designs) + " |",
+           "|---|---|" + "---|" * len(designs)]
+    for scenario in results.scenarios():
+        if scenario.startswith("floor"):
+            continue
+        for threads in sorted({r["threads"] for r in results.ok_rows(scenario)}):
+            cells, best = [], _best(results, scenario, threads)
+            for d in designs:
+                row = results.row(scenario, d, threads)
+                if not row:
+                    failed = [r for r in results.rows if r["scenario"] == scenario and r["design"] == d
+                              and r["threads"] == threads and r["status"] != "ok"]
+                    cells.append("FAILED" if failed else "–")
+                    continue
+                s = row["summary"]
+                text = f"{_fmt_ns(s['nsPerElement']['median'])}"
+                if s.get("ratioToSeed") is not None:
+                    text += f" · {s['ratioToSeed']:.2f}× seed"
+                if s.get("ratioToFloor") is not None:
+                    text += f" · {s['ratioToFloor']:.1f}× floor"
+                cells.append(f"**{text}** ★" if best and row is best else text)
+            out.append(f"| {scenario} | {threads} | " + " | ".join(cells) + " |")
+    return out
+
+
+def regression_section(args, results):
+    if not args.baseline:
+        return ["No baseline given (`scripts/report --baseline OLD.json NEW.json` adds the regression table)."]
+    binary = args.stepbench
+    try:
+        probe = subprocess.run([binary, "compare", "--help"], capture_output=True, text=True, timeout=60)
+        has_compare = probe.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        has_compare = False
+    if not has_compare:
+        return [f"Baseline `{args.baseline}` given, but `{binary} compare` is not available in this build "
+                "(it arrives with the regression-tracking work); no regression table."]
+    done = subprocess.run([binary, "compare", "--format", "markdown", args.baseline, results.paths[-1]],
+                          capture_output=True, text=True, timeout=600)
+    if done.returncode not in (0, 2):
+        raise ResultsError(f"stepbench compare failed: {done.stderr.strip()}")
+    return [done.stdout.strip()]
+
+
+def build(args, results, folder):
+    m = results.machine
+    made_by = ", ".join(os.path.relpath(p) for p in results.paths)
+    md = [f"# StepBench report — {m.get('cpuModel')} ({m.get('cores')} cores)", "",
+          f"Produced by `scripts/report` from {made_by}: measured at commit `{m.get('gitCommit', '?')[:10]}`"
+          f"{' (dirty)' if m.get('gitDirty') else ''}, {m.get('buildConfiguration')} build, {m.get('swiftVersion')}, "
+          f"{m.get('kernel')}, allocator {m.get('allocator')}; created {results.created_at}; "
+          f"profile {results.configuration.get('profile')}, {results.configuration.get('repetitions')} interleaved repetitions; "
+          f"hand-off {results.configuration.get('handoff')}.", "", "## Verdict", ""]
+    md += [f"{i + 1}. {line}" for i, line in enumerate(verdict(results))]
+    md += ["", "## Speed relative to `seed` and to the floor", "",
+           "Median ns/element (cancel-race: per round); ★ = fastest in the row. ×floor compares with the "
+           "`floor-sync` plain subscriber (fan-out: per thread) or, for async-step, the ping-pong.", ""]
+    md += relative_table(results)
+    md += ["", "## Throughput vs threads", ""]
+    for scenario in results.scenarios():
+        if scenario.startswith("floor") or not results.ok_rows(scenario):
+            continue
+        name = f"throughput-{scenario}.svg"
+        charts.throughput_vs_threads(results, scenario, os.path.join(folder, name))
+        md += [f"![{scenario} throughput]({name})", ""]
+    md += ["## Latency", ""]
+    for scenario in ("async-step", "cancel-race", "pace-jitter"):
+        if results.ok_rows(scenario):
+            name = f"latency-{scenario}.svg"
+            charts.latency_distribution(results, scenario, os.path.join(folder, name))
+            md += [f"![{scenario} latency]({name})", ""]
+    md += ["## Allocations and instructions per element", ""]
+    if results.ok_rows("sync-step"):
+        charts.per_element_bars(results, "sync-step", "allocationsPerElement",
+                                "sync-step: heap allocations per element (exact, jemalloc)",
+                                "allocations / element", os.path.join(folder, "allocations.svg"))
+        md += ["![allocations per element](allocations.svg)", ""]
+    if any(r["summary"].get("instructionsPerElement") for r in results.ok_rows()):
+        charts.per_element_bars(results, "sync-step", "instructionsPerElement",
+                                "sync-step: instructions per element (callgrind)", "instructions / element",
+                                os.path.join(folder, "instructions.svg"))
+        md += ["![instructions per element](instructions.svg)", ""]
+    else:
+        md += ["Instructions per element: not in these results (they come from `stepbench profile`).", ""]
+    md += ["## Regressions", ""] + regression_section(args, results) + [""]
+    failed = [r for r in results.rows if r["status"] != "ok"]
+    if failed:
+        md += ["## Failed verification", ""] + [f"- {r['scenario']} `{r['design']}` ×{r['threads']}: {r.get('failure')}"
+                                                 for r in failed] + [""]
+    with open(os.path.join(folder, "REPORT.md"), "w") as f:
+        f.write("\n".join(md))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="scripts/report", description=__doc__.split("\n")[0])
+    parser.add_argument("results", nargs="+", help="stepbench/1 results files")
+    parser.add_argument("--out", help="report folder (default results/<machine-id>/report)")
+    parser.add_argument("--baseline", help="results file to compare against (needs `stepbench compare`)")
+    parser.add_argument("--stepbench", default=".build/release/stepbench", help="stepbench binary for compare")
+    args = parser.parse_args(argv)
+    try:
+        results = load(args.results)
+        out = os.path.abspath(args.out or os.path.join("results", results.machine_id, "report"))
+        parent = os.path.dirname(out)
+        os.makedirs(parent, exist_ok=True)
+        staging = tempfile.mkdtemp(prefix=".report-", dir=parent)
+        try:
+            build(args, results, staging)
+            old = None
+            if os.path.exists(out):
+                old = tempfile.mkdtemp(prefix=".report-old-", dir=parent)
+                os.rename(out, os.path.join(old, "report"))
+            os.rename(staging, out)
+            if old:
+                shutil.rmtree(old)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    except ResultsError as e:
+        print(f"scripts/report: {e}", file=sys.stderr)
+        return 1
+    print(f"report written to {os.path.relpath(out)}/REPORT.md", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""Reading stepbench/1 results files, with errors that name the file and the problem."""
+import json
+import re
+from dataclasses import dataclass, field
+
+SCHEMA = "stepbench/1"
+DESIGN_ORDER = ["seed", "locked", "mutex", "atomic", "actor"]
+SCENARIO_ORDER = ["sync-step", "async-step", "stale-storm", "cancel-race", "fan-out",
+                  "pace-jitter", "floor-sync", "floor-pingpong"]
+FLOOR_OF = {"sync-step": "floor-sync", "stale-storm": "floor-sync", "fan-out": "floor-sync",
+            "async-step": "floor-pingpong"}
+
+
+class ResultsError(Exception):
+    """A results file that cannot be used: the message names the file and what to do."""
+
+
+@dataclass
+class Results:
+    paths: list
+    machine: dict
+    configuration: dict
+    created_at: str
+    rows: list = field(default_factory=list)
+
+    @property
+    def machine_id(self):
+        slug = re.sub(r"[^a-z0-9]+", "-", self.machine.get("cpuModel", "").lower()).strip("-")
+        return f"{slug or 'unknown-cpu'}-{self.machine.get('cores', 0)}c"
+
+    def ok_rows(self, scenario=None):
+        return [r for r in self.rows if r.get("status") == "ok" and r.get("summary")
+                and (scenario is None or r["scenario"] == scenario)]
+
+    def row(self, scenario, design, threads):
+        for r in self.ok_rows(scenario):
+            if r["design"] == design and r["threads"] == threads:
+                return r
+        return None
+
+    def designs(self):
+        seen = {r["design"] for r in self.rows if r["design"] != "floor"}
+        return [d for d in DESIGN_ORDER if d in seen] + sorted(seen - set(DESIGN_ORDER))
+
+    def scenarios(self):
+        seen = {r["scenario"] for r in self.rows}
+        return [s for s in SCENARIO_ORDER if s in seen] + sorted(seen - set(SCENARIO_ORDER))
+
+
+def _load_one(path):
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise ResultsError(f"{path}: cannot read ({e.strerror}); pass a results file written by `stepbench run`")
+    try:
+        data = json.loads(raw)
+    except ValueError as e:
+        raise ResultsError(f"{path}: not a JSON results file ({e})")
+    if not isinstance(data, dict):
+        raise ResultsError(f"{path}: not a results file (top level is not an object)")
+    schema = data.get("schema")
+    if schema != SCHEMA:
+        found = f"'{schema}'" if schema is not None else "missing"
+        raise ResultsError(f"{path}: schema is {found}, expected '{SCHEMA}'; re-run `stepbench run` "
+                           f"or use a report script of the matching version")
+    for key in ("machine", "configuration", "rows"):
+        if key not in data:
+            raise ResultsError(f"{path}: malformed {SCHEMA} file: no '{key}'")
+    if not isinstance(data["rows"], list):
+        raise ResultsError(f"{path}: malformed {SCHEMA} file: 'rows' is not a list")
+    for i, row in enumerate(data["rows"]):
+        for key in ("scenario", "design", "threads", "status"):
+            if not isinstance(row, dict) or key not in row:
+                raise ResultsError(f"{path}: malformed {SCHEMA} file: row {i} has no '{key}'")
+        if row["status"] == "ok" and "nsPerElement" not in (row.get("summary") or {}):
+            raise ResultsError(f"{path}: malformed {SCHEMA} file: row {i} is ok but has no summary")
+    return data
+
+
+def load(paths):
+    """Loads one or more files; rows of later files replace the same (scenario, design,
+    threads) of earlier ones. The machine and configuration are the last file's."""
+    if not paths:
+        raise ResultsError("no results file given; pass e.g. results/<machine-id>/latest.json")
+    merged = {}
+    last = None
+    for path in paths:
+        data = _load_one(path)
+        if last is not None and data["machine"].get("cpuModel") != last["machine"].get("cpuModel"):
+            raise ResultsError(f"{path}: made on '{data['machine'].get('cpuModel')}', the others on "
+                               f"'{last['machine'].get('cpuModel')}'; report one machine kind at a time")
+        for row in data["rows"]:
+            merged[(row["scenario"], row["design"], row["threads"])] = row
+        last = data
+    return Results(paths=list(paths), machine=last["machine"], configuration=last["configuration"],
+                   created_at=last.get("createdAt", "?"), rows=list(merged.values()))

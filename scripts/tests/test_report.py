@@ -1,0 +1,114 @@
+"""scripts/report on a committed fixture: a real quick run (results/amd-epyc-2c), trimmed to two
+repetitions per row (the summaries are those of the full five)."""
+import json
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from scripts.stepbench_report import report
+from scripts.stepbench_report.results import ResultsError, load
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "small.json")
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture
+def built(tmp_path):
+    out = tmp_path / "report"
+    assert report.main([FIXTURE, "--out", str(out)]) == 0
+    return out
+
+
+def series_ids(svg_path):
+    root = ET.parse(svg_path).getroot()  # raises if not well-formed XML
+    assert root.tag == f"{SVG}svg"
+    return {el.get("id") for el in root.iter() if (el.get("id") or "").startswith("series-")}
+
+
+def test_report_mentions_every_design_and_scenario(built):
+    text = (built / "REPORT.md").read_text()
+    data = json.load(open(FIXTURE))
+    for design in {r["design"] for r in data["rows"] if r["design"] != "floor"}:
+        assert f"`{design}`" in text
+    for scenario in {r["scenario"] for r in data["rows"] if not r["scenario"].startswith("floor")}:
+        assert f"| {scenario} |" in text, scenario
+    assert data["machine"]["gitCommit"][:10] in text
+    assert "## Verdict" in text
+    verdict = text.split("## Verdict")[1].split("##")[0]
+    assert len([l for l in verdict.splitlines() if l[:2] in ("1.", "2.", "3.")]) == 3
+    assert "★" in text
+
+
+def test_every_chart_is_valid_svg_with_expected_series(built):
+    designs = {"seed", "locked", "mutex", "atomic", "actor"}
+    charts = sorted(p.name for p in built.glob("*.svg"))
+    assert "throughput-sync-step.svg" in charts and "latency-async-step.svg" in charts and "allocations.svg" in charts
+    for name in charts:
+        ids = series_ids(built / name)
+        wanted = {f"series-{d}" for d in designs}
+        assert wanted <= ids, f"{name}: missing {wanted - ids}"
+    for name in ("throughput-sync-step.svg", "throughput-fan-out.svg", "throughput-async-step.svg",
+                 "latency-async-step.svg"):
+        assert "series-floor" in series_ids(built / name), name
+    assert "series-floor" not in series_ids(built / "throughput-cancel-race.svg")  # it has no floor
+    for name in charts:
+        assert f"]({name})" in (built / "REPORT.md").read_text()
+
+
+def test_wrong_schema_is_a_clear_error_and_writes_nothing(tmp_path, capsys):
+    bad = tmp_path / "old.json"
+    bad.write_text(json.dumps({"schema": "stepbench/0", "rows": []}))
+    out = tmp_path / "report"
+    assert report.main([str(bad), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "old.json" in err and "stepbench/0" in err and "stepbench/1" in err
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["old.json"]
+
+
+@pytest.mark.parametrize("content,expected", [
+    ("not json", "not a JSON results file"),
+    ('{"schema": "stepbench/1"}', "no 'machine'"),
+    ('{"schema": "stepbench/1", "machine": {}, "configuration": {}, "rows": [{"scenario": "x"}]}', "row 0 has no"),
+    ('[1, 2]', "top level is not an object"),
+])
+def test_malformed_files_are_clear_errors_and_write_nothing(tmp_path, capsys, content, expected):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    out = tmp_path / "report"
+    assert report.main([str(bad), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "bad.json" in err and expected in err
+    assert not out.exists()
+
+
+def test_missing_file_is_a_clear_error(tmp_path, capsys):
+    assert report.main([str(tmp_path / "nope.json"), "--out", str(tmp_path / "r")]) == 1
+    assert "nope.json" in capsys.readouterr().err
+
+
+def test_a_failed_report_keeps_the_previous_one(tmp_path, built):
+    before = (built / "REPORT.md").read_text()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert report.main([str(bad), "--out", str(built)]) == 1
+    assert (built / "REPORT.md").read_text() == before
+
+
+def test_later_files_replace_rows_of_earlier_ones(tmp_path):
+    data = json.load(open(FIXTURE))
+    data["rows"] = [r for r in data["rows"] if r["scenario"] == "sync-step"]
+    for r in data["rows"]:
+        r["summary"]["nsPerElement"]["median"] = 1.0
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps(data))
+    merged = load([FIXTURE, str(newer)])
+    assert merged.row("sync-step", "atomic", 1)["summary"]["nsPerElement"]["median"] == 1.0
+    assert merged.row("fan-out", "atomic", 4) is not None
+
+
+def test_baseline_without_compare_says_so(tmp_path):
+    out = tmp_path / "report"
+    assert report.main([FIXTURE, "--out", str(out), "--baseline", FIXTURE, "--stepbench", "/nonexistent"]) == 0
+    assert "not available" in (out / "REPORT.md").read_text()
