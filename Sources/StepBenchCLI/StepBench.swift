@@ -8,9 +8,26 @@ public struct StepBench: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "stepbench",
         abstract: "Measure the stepping-subscriber designs: throughput, latency, allocations.",
-        subcommands: [Run.self, List.self, Export.self])
+        subcommands: [Run.self, List.self, Compare.self, Export.self])
 
     public init() {}
+
+    /// Runs the tool with the exit codes the README promises: usage errors exit 1 (not
+    /// ArgumentParser's 64), `compare` exits 2 on a regression, `run` 3 on a failed verification.
+    public static func mainWithExitCodes() -> Never {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            Foundation.exit(0)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(1)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 struct Run: ParsableCommand {
@@ -175,5 +192,53 @@ struct Export: ParsableCommand {
             try? FileManager.default.removeItem(at: temporary)
             throw ValidationError("cannot write \(output): \(String(cString: strerror(errno)))")
         }
+    }
+}
+
+struct Compare: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compare two results files (or folders with latest.json): ratio, 95% CI, verdict per metric.",
+        discussion: "Exit status: 0 no regression, 2 regression, 1 usage error (missing, unreadable or wrong-schema file).")
+
+    @Argument(help: "Baseline results file, or a folder holding latest.json.")
+    var baseline: String
+
+    @Argument(help: "Current results file, or a folder holding latest.json.")
+    var current: String
+
+    @Option(help: "Smallest timing change that counts, as a fraction (0.05 = 5%).")
+    var minEffect: Double = 0.05
+
+    @Option(help: "text, markdown or json.")
+    var format: String = ComparisonFormat.text.rawValue
+
+    func validate() throws {
+        guard ComparisonFormat(rawValue: format) != nil else {
+            throw ValidationError("unknown format '\(format)'; valid formats: \(ComparisonFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard minEffect > 0, minEffect < 10 else {
+            throw ValidationError("--min-effect must be a positive fraction such as 0.05, got \(minEffect)")
+        }
+    }
+
+    static func resolve(_ path: String) -> URL {
+        var isDirectory: ObjCBool = false
+        let url = URL(fileURLWithPath: path)
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return url.appendingPathComponent("latest.json")
+        }
+        return url
+    }
+
+    func run() throws {
+        let files: [ResultsFile]
+        do {
+            files = try [baseline, current].map { try ResultsFile.read(Self.resolve($0)) }
+        } catch let e as ResultsError {
+            throw ValidationError(e.description)
+        }
+        let comparison = Comparison.compare(baseline: files[0], current: files[1], minEffect: minEffect)
+        print(try comparison.render(ComparisonFormat(rawValue: format)!), terminator: "")
+        if !comparison.regressions.isEmpty { throw ExitCode(2) }
     }
 }

@@ -1,3 +1,3 @@
 import StepBenchCLI
 
-StepBench.main()
+StepBench.mainWithExitCodes()

@@ -1,0 +1,75 @@
+import Foundation
+@testable import StepBenchKit
+import Testing
+
+@Suite("stepbench compare: ratios, intervals, verdicts")
+struct ComparisonTests {
+    static func file(scale: Double, allocations: UInt64 = 0, noise: [Double] = [1.00, 1.02, 0.98, 1.01, 0.99],
+                     failed: Bool = false) -> ResultsFile {
+        var f = ResultsFileTests.sample()
+        f.rows = [f.rows[1]]  // sync-step atomic
+        f.rows[0].repetitions = noise.map { n in
+            RepetitionResult(elapsedNanoseconds: UInt64(1_000_000 * scale * n), elements: 10_000,
+                             allocations: allocations, cpuNanoseconds: UInt64(1_000_000 * scale * n))
+        }
+        if failed { f.rows[0].status = "failed"; f.rows[0].repetitions = []; f.rows[0].failure = "planted" }
+        return f
+    }
+
+    func verdicts(_ c: Comparison) -> [String: Comparison.Verdict] {
+        Dictionary(uniqueKeysWithValues: c.rows.map { ($0.metric, $0.verdict) })
+    }
+
+    @Test func test_compare_sameRunIsUnchanged() {
+        let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1))
+        #expect(c.regressions.isEmpty)
+        #expect(verdicts(c)["ns_per_element"] == .unchanged)
+        #expect(verdicts(c)["allocations_per_element"] == .unchanged)
+    }
+
+    @Test func test_compare_tenPercentSlowerIsARegression() {
+        let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1.10))
+        #expect(verdicts(c)["ns_per_element"] == .regression)
+        let row = c.rows.first { $0.metric == "ns_per_element" }!
+        #expect(abs(row.ratio! - 1.10) < 0.001 && row.ciLow! > 1)
+    }
+
+    @Test func test_compare_smallSignificantChangeIsUnchanged() {
+        // 2% slower with very little noise: significant, but below the 5% minimum effect.
+        let quiet = [1.0, 1.001, 0.999, 1.0005, 0.9995]
+        let c = Comparison.compare(baseline: Self.file(scale: 1, noise: quiet), current: Self.file(scale: 1.02, noise: quiet))
+        #expect(verdicts(c)["ns_per_element"] == .unchanged)
+    }
+
+    @Test func test_compare_noisySamplesAreTooNoisy() {
+        let noisy = [0.6, 1.4, 1.0, 0.7, 1.5]
+        let c = Comparison.compare(baseline: Self.file(scale: 1, noise: noisy), current: Self.file(scale: 1.1, noise: noisy.reversed()))
+        #expect(verdicts(c)["ns_per_element"] == .tooNoisy)
+    }
+
+    @Test func test_compare_fasterIsAnImprovement() {
+        let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 0.8))
+        #expect(verdicts(c)["ns_per_element"] == .improvement)
+        #expect(c.regressions.isEmpty)
+    }
+
+    @Test func test_compare_anyAllocationIncreaseIsARegression() {
+        // one more allocation per element, with timing unchanged
+        let c = Comparison.compare(baseline: Self.file(scale: 1, allocations: 0), current: Self.file(scale: 1, allocations: 10_000))
+        #expect(verdicts(c)["allocations_per_element"] == .regression)
+        #expect(c.regressions.count == 1)
+    }
+
+    @Test func test_compare_failedVerificationIsARegression() {
+        let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1, failed: true))
+        #expect(c.regressions.map(\.verdict) == [.failed])
+    }
+
+    @Test func test_compare_rendersEveryFormat() throws {
+        let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1.1))
+        #expect(try c.render(.text).contains("REGRESSION"))
+        #expect(try c.render(.markdown).hasPrefix("| scenario |"))
+        let decoded = try JSONDecoder().decode(Comparison.self, from: Data(try c.render(.json).utf8))
+        #expect(decoded == c)
+    }
+}
