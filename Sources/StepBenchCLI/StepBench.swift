@@ -8,7 +8,7 @@ public struct StepBench: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "stepbench",
         abstract: "Measure the stepping-subscriber designs: throughput, latency, allocations.",
-        subcommands: [Run.self, List.self, Compare.self, Export.self])
+        subcommands: [Run.self, List.self, Compare.self, ProfileCommand.self, Export.self])
 
     public init() {}
 
@@ -212,6 +212,9 @@ struct Compare: ParsableCommand {
     @Option(help: "text, markdown or json.")
     var format: String = ComparisonFormat.text.rawValue
 
+    @Flag(help: "Exit 2 only for exact metrics (instructions, allocations, failed verification); timing is shown as information.")
+    var exactOnly = false
+
     func validate() throws {
         guard ComparisonFormat(rawValue: format) != nil else {
             throw ValidationError("unknown format '\(format)'; valid formats: \(ComparisonFormat.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -239,6 +242,68 @@ struct Compare: ParsableCommand {
         }
         let comparison = Comparison.compare(baseline: files[0], current: files[1], minEffect: minEffect)
         print(try comparison.render(ComparisonFormat(rawValue: format)!), terminator: "")
-        if !comparison.regressions.isEmpty { throw ExitCode(2) }
+        if !(exactOnly ? comparison.exactRegressions : comparison.regressions).isEmpty { throw ExitCode(2) }
+    }
+}
+
+struct ProfileCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile",
+        abstract: "Exact instructions per element under valgrind's callgrind, with the top functions per design.")
+
+    @Option(help: "Comma-separated designs (default: all).")
+    var design: String = SteppingDesign.allCases.map(\.rawValue).joined(separator: ",")
+
+    @Option(help: "Comma-separated single-thread scenarios: sync-step, floor-sync.")
+    var scenario: String = Profiler.scenarios.map(\.rawValue).joined(separator: ",")
+
+    @Option(help: "Elements of the smaller run (the larger has three times as many).")
+    var elements: Int = 4_000
+
+    @Option(help: "Results file (default: results/<machine-id>/profile-<time>.json and profile-latest.json).")
+    var output: String?
+
+    @Option(help: "Folder for default results files.")
+    var resultsDirectory: String = "results"
+
+    func parsed() throws -> ([SteppingDesign], [ScenarioKind]) {
+        let designs = try RunConfiguration.parseList(design, of: SteppingDesign.self, what: "design")
+        let scenarios = try RunConfiguration.parseList(scenario, of: ScenarioKind.self, what: "scenario")
+        for s in scenarios where !Profiler.scenarios.contains(s) {
+            throw ConfigurationError("scenario '\(s.rawValue)' cannot be profiled exactly (more than one thread); profile: \(Profiler.scenarios.map(\.rawValue).joined(separator: ", "))")
+        }
+        return (designs, scenarios)
+    }
+
+    func validate() throws {
+        do {
+            _ = try parsed()
+            guard elements > 0 else { throw ConfigurationError("--elements must be a positive number, got \(elements)") }
+            if let output { try RunConfiguration.checkWritable(URL(fileURLWithPath: output)) }
+        } catch let e as ConfigurationError {
+            throw ValidationError(e.description)
+        }
+    }
+
+    func run() throws {
+        let (designs, scenarios) = try parsed()
+        var profiler = Profiler()
+        profiler.elementsLow = elements
+        profiler.elementsHigh = elements * 3
+        profiler.progress = { FileHandle.standardError.write(Data("\($0)\n".utf8)) }
+        let rows = try profiler.profile(scenarios: scenarios, designs: designs)
+        let machine = MachineFingerprint.current()
+        let file = ResultsFile.profiled(rows, machine: machine, elements: elements)
+        let folder = URL(fileURLWithPath: resultsDirectory).appendingPathComponent(machine.machineID)
+        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        let url = output.map { URL(fileURLWithPath: $0) } ?? folder.appendingPathComponent("profile-\(stamp).json")
+        try file.write(to: url)
+        if output == nil { try file.write(to: folder.appendingPathComponent("profile-latest.json")) }
+        print("instructions per element (callgrind, exact):")
+        for r in rows {
+            print("  \(r.scenario.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(r.design.padding(toLength: 7, withPad: " ", startingAt: 0)) \(String(format: "%10.1f", r.instructionsPerElement))")
+            for f in r.topFunctions.prefix(5) { print("      \(f.inclusiveInstructions)  \(f.function)") }
+        }
+        FileHandle.standardError.write(Data("profile written to \(url.path)\n".utf8))
     }
 }

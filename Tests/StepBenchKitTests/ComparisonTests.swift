@@ -73,3 +73,27 @@ struct ComparisonTests {
         #expect(decoded == c)
     }
 }
+
+@Suite("stepbench compare: exact instruction counts")
+struct InstructionComparisonTests {
+    static func profiled(_ perElement: Double) -> ResultsFile {
+        var f = ComparisonTests.file(scale: 1)
+        f.profiles = [.init(scenario: .syncStep, design: "atomic", elementsLow: 2_000, elementsHigh: 6_000,
+                            instructionsLow: 1_000_000, instructionsHigh: 1_000_000 + UInt64(perElement * 4_000),
+                            instructionsPerElement: perElement, topFunctions: [])]
+        return f
+    }
+
+    @Test func test_compare_instructionIncreaseIsAnExactRegression() {
+        let c = Comparison.compare(baseline: Self.profiled(1_726.8), current: Self.profiled(1_800))
+        let row = c.rows.first { $0.metric == "instructions_per_element" }
+        #expect(row?.verdict == .regression && row?.exact == true)
+        #expect(c.exactRegressions.count == 1)
+    }
+
+    @Test func test_compare_sameInstructionsAreUnchanged() {
+        let c = Comparison.compare(baseline: Self.profiled(1_726.8), current: Self.profiled(1_726.9))
+        #expect(c.rows.first { $0.metric == "instructions_per_element" }?.verdict == .unchanged)
+        #expect(c.exactRegressions.isEmpty)
+    }
+}

@@ -46,6 +46,8 @@ public struct Comparison: Codable, Equatable, Sendable {
     public var rows: [Row]
 
     public var regressions: [Row] { rows.filter { $0.verdict == .regression || $0.verdict == .failed } }
+    /// Regressions in exact metrics only (instructions, allocations, failed verification): the CI gate.
+    public var exactRegressions: [Row] { regressions.filter(\.exact) }
 
     static let timingMetrics: [(String, @Sendable (RepetitionResult) -> Double?)] = [
         ("ns_per_element", { $0.nsPerElement }),
@@ -54,6 +56,9 @@ public struct Comparison: Codable, Equatable, Sendable {
         ("latency_p99", { $0.latency.map { Double($0.p99) } }),
     ]
     static let allocationTolerance = 0.01
+    /// Instruction counts repeat to within ~0.2% per element for one binary (the two callgrind
+    /// runs still differ a little in start-up work); an increase above 0.5% is a regression.
+    static let instructionTolerance = 0.005
 
     public static func compare(baseline: ResultsFile, current: ResultsFile, minEffect: Double = 0.05,
                                resamples: Int = 2_000) -> Comparison {
@@ -93,6 +98,17 @@ public struct Comparison: Codable, Equatable, Sendable {
             rows.append(Row(scenario: old.scenario.rawValue, design: old.design, threads: old.threads, metric: "all",
                             exact: false, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil,
                             verdict: .onlyInBaseline))
+        }
+        let oldProfiles = Dictionary((baseline.profiles ?? []).map { ("\($0.scenario.rawValue)|\($0.design)", $0) },
+                                     uniquingKeysWith: { a, _ in a })
+        for p in current.profiles ?? [] {
+            guard let old = oldProfiles["\(p.scenario.rawValue)|\(p.design)"] else { continue }
+            let ratio = p.instructionsPerElement / old.instructionsPerElement
+            let verdict: Verdict = ratio > 1 + instructionTolerance ? .regression
+                : ratio < 1 - instructionTolerance ? .improvement : .unchanged
+            rows.append(Row(scenario: p.scenario.rawValue, design: p.design, threads: 1, metric: "instructions_per_element",
+                            exact: true, baseline: old.instructionsPerElement, current: p.instructionsPerElement,
+                            ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict))
         }
         return Comparison(baselineCommit: baseline.machine.gitCommit, currentCommit: current.machine.gitCommit,
                           minEffect: minEffect, rows: rows)

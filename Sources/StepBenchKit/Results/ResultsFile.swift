@@ -10,6 +10,27 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     public var configuration: Configuration
     public var rows: [Row]
     public var peakRSSBytes: UInt64
+    /// Exact instruction counts from `stepbench profile` (callgrind); absent in timing runs.
+    public var profiles: [ProfileRow]?
+
+    /// Instructions per element of one (scenario, design): the difference of two callgrind runs
+    /// of `elementsHigh` and `elementsLow` elements, so start-up and set-up cancel out.
+    public struct ProfileRow: Codable, Equatable, Sendable {
+        public var scenario: ScenarioKind
+        public var design: String
+        public var elementsLow: Int
+        public var elementsHigh: Int
+        public var instructionsLow: UInt64
+        public var instructionsHigh: UInt64
+        public var instructionsPerElement: Double
+        /// The most expensive functions by inclusive instructions in the larger run.
+        public var topFunctions: [FunctionCost]
+    }
+
+    public struct FunctionCost: Codable, Equatable, Sendable {
+        public var function: String
+        public var inclusiveInstructions: UInt64
+    }
 
     public struct Configuration: Codable, Equatable, Sendable {
         public var profile: Profile
