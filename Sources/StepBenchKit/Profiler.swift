@@ -85,11 +85,14 @@ public struct Profiler {
         return f.hasPrefix("0x") || f.hasPrefix("(below main)") || f.hasPrefix("__libc_start") || f.hasPrefix("stepbench_main")
             || f.hasPrefix("start_thread") || f.hasPrefix("_dispatch_") || f == "main" || f.hasPrefix("clone")
             || f.hasPrefix("$s10stepbench") || f.contains("ArgumentParser")
+            // the harness itself (tool, runner, scenario drivers): show what the design costs
+            || f.contains("12StepBenchCLI") || f.contains("12StepBenchKit")
     }
 
     private func demangle(_ symbol: String) -> String {
         guard symbol.hasPrefix("$s"), let out = try? run("swift-demangle", ["--simplified", symbol]) else { return symbol }
-        let text = out.trimmingCharacters(in: .whitespacesAndNewlines)
+        var text = out.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let range = text.range(of: "---> ") { text = String(text[range.upperBound...]) }
         return text.count > 160 ? String(text.prefix(157)) + "..." : text
     }
 

@@ -155,3 +155,26 @@ def per_element_bars(results, scenario, key, title, ylabel, path):
     ax.set_title(title)
     ax.set_ylim(0, max(values + [1]) * 1.18)
     _save(fig, path)
+
+
+def instruction_bars(results, path):
+    """Instructions per element (callgrind, exact) per design, sync-step; the floor dashed."""
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    rows = [p for p in results.profiles if p["scenario"] == "sync-step"]
+    order = {d: i for i, d in enumerate(results.designs() + ["actor"])}
+    rows.sort(key=lambda p: order.get(p["design"], 99))
+    designs = [p["design"] for p in rows]
+    values = [p["instructionsPerElement"] for p in rows]
+    bars = ax.bar(designs, values, color=[COLORS.get(d, "#333333") for d in designs])
+    for d, bar, v in zip(designs, bars, values):
+        bar.set_gid(f"series-{d}")
+        ax.annotate(f"{v:,.0f}", (bar.get_x() + bar.get_width() / 2, v), ha="center", va="bottom", fontsize=9)
+    floor = [p for p in results.profiles if p["scenario"] == "floor-sync"]
+    if floor:
+        line = ax.axhline(floor[0]["instructionsPerElement"], linestyle="--", color=COLORS["floor"], label="floor (floor-sync)")
+        line.set_gid("series-floor")
+        ax.legend(loc="upper left", frameon=False)
+    ax.set_ylabel("instructions / element")
+    ax.set_title("sync-step: instructions per element (callgrind, exact)")
+    ax.set_ylim(0, max(values + [1]) * 1.18)
+    _save(fig, path)

@@ -140,13 +140,17 @@ def build(args, results, folder):
                                 "sync-step: heap allocations per element (exact, jemalloc)",
                                 "allocations / element", os.path.join(folder, "allocations.svg"))
         md += ["![allocations per element](allocations.svg)", ""]
-    if any(r["summary"].get("instructionsPerElement") for r in results.ok_rows()):
-        charts.per_element_bars(results, "sync-step", "instructionsPerElement",
-                                "sync-step: instructions per element (callgrind)", "instructions / element",
-                                os.path.join(folder, "instructions.svg"))
+    if any(p["scenario"] == "sync-step" for p in results.profiles):
+        charts.instruction_bars(results, os.path.join(folder, "instructions.svg"))
         md += ["![instructions per element](instructions.svg)", ""]
+        top = [p for p in results.profiles if p["scenario"] == "sync-step"]
+        md += ["Top functions by inclusive instructions (larger callgrind run):", ""]
+        for p in top:
+            names = "; ".join(f"`{f['function'][:80]}`" for f in p.get("topFunctions", [])[:3])
+            md.append(f"- `{p['design']}` — {p['instructionsPerElement']:,.0f} instructions/element: {names}")
+        md.append("")
     else:
-        md += ["Instructions per element: not in these results (they come from `stepbench profile`).", ""]
+        md += ["Instructions per element: not in these results (pass a `stepbench profile` file too).", ""]
     md += ["## Regressions", ""] + regression_section(args, results) + [""]
     failed = [r for r in results.rows if r["status"] != "ok"]
     if failed:

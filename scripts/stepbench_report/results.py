@@ -22,6 +22,7 @@ class Results:
     configuration: dict
     created_at: str
     rows: list = field(default_factory=list)
+    profiles: list = field(default_factory=list)
 
     @property
     def machine_id(self):
@@ -84,6 +85,7 @@ def load(paths):
     if not paths:
         raise ResultsError("no results file given; pass e.g. results/<machine-id>/latest.json")
     merged = {}
+    profiles = {}
     last = None
     for path in paths:
         data = _load_one(path)
@@ -92,6 +94,11 @@ def load(paths):
                                f"'{last['machine'].get('cpuModel')}'; report one machine kind at a time")
         for row in data["rows"]:
             merged[(row["scenario"], row["design"], row["threads"])] = row
-        last = data
+        for p in data.get("profiles") or []:
+            profiles[(p["scenario"], p["design"])] = p
+        # a profile-only file contributes its instruction counts, not its placeholder config
+        if data["rows"] or last is None:
+            last = data
     return Results(paths=list(paths), machine=last["machine"], configuration=last["configuration"],
-                   created_at=last.get("createdAt", "?"), rows=list(merged.values()))
+                   created_at=last.get("createdAt", "?"), rows=list(merged.values()),
+                   profiles=list(profiles.values()))

@@ -112,3 +112,15 @@ def test_baseline_without_compare_says_so(tmp_path):
     out = tmp_path / "report"
     assert report.main([FIXTURE, "--out", str(out), "--baseline", FIXTURE, "--stepbench", "/nonexistent"]) == 0
     assert "not available" in (out / "REPORT.md").read_text()
+
+
+def test_profile_file_adds_the_instruction_chart(tmp_path):
+    out = tmp_path / "report"
+    profile = os.path.join(os.path.dirname(__file__), "fixtures", "profile.json")
+    assert report.main([FIXTURE, profile, "--out", str(out)]) == 0
+    ids = series_ids(out / "instructions.svg")
+    assert {"series-seed", "series-locked", "series-mutex", "series-atomic", "series-floor"} <= ids
+    text = (out / "REPORT.md").read_text()
+    assert "](instructions.svg)" in text and "instructions/element" in text
+    # the timing file's configuration is kept, not the profile's placeholder
+    assert "5 interleaved repetitions" in text or "2 interleaved repetitions" in text
