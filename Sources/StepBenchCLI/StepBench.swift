@@ -185,12 +185,8 @@ struct Export: ParsableCommand {
             print(text, terminator: "")
             return
         }
-        let url = URL(fileURLWithPath: output)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-        try Data(text.utf8).write(to: temporary)
-        guard rename(temporary.path, url.path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
-            throw ValidationError("cannot write \(output): \(String(cString: strerror(errno)))")
+        do { try ResultsFile.writeAtomically(Data(text.utf8), to: URL(fileURLWithPath: output)) } catch let e as ResultsError {
+            throw ValidationError(e.description)
         }
     }
 }

@@ -98,26 +98,17 @@ public struct Profiler {
 
     @discardableResult
     private func run(_ command: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [command] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["STEPBENCH_PROFILED_RUN"] = "1"
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        do { try process.run() } catch {
+        let result: Subprocess.Result
+        do { result = try Subprocess.run(command, arguments, environment: environment) } catch {
             throw ScenarioFailure("profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
         }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let tail = String(decoding: errors, as: UTF8.self).split(separator: "\n").suffix(3).joined(separator: " / ")
-            throw ScenarioFailure("profile: \(command) exited \(process.terminationStatus): \(tail)")
+        guard result.status == 0 else {
+            let tail = result.stderr.split(separator: "\n").suffix(3).joined(separator: " / ")
+            throw ScenarioFailure("profile: \(command) exited \(result.status): \(tail)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return result.stdout
     }
 }
 

@@ -137,7 +137,11 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     /// Writes atomically: a temporary file beside `url`, then rename, so a reader never sees
     /// half a file and an interrupted run never destroys the previous one.
     public func write(to url: URL) throws {
-        let data = try Self.encoder().encode(self)
+        try Self.writeAtomically(try Self.encoder().encode(self), to: url)
+    }
+
+    /// Writes `data` to a temporary file beside `url`, then renames it into place.
+    public static func writeAtomically(_ data: Data, to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")

@@ -17,9 +17,7 @@ func eventually(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
 /// Lets an asynchronous design finish everything it has accepted (no-op for synchronous ones),
 /// so a test can then check that nothing more happened.
 func settleDesign(_ subscriber: AnyObject) {
-    if let async = subscriber as? any AsynchronousDelivery {
-        async.waitUntilIdle()
-    }
+    SteppingDesign.waitUntilIdle(subscriber)
 }
 
 extension SteppingDesign {
