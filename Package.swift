@@ -4,6 +4,11 @@ import PackageDescription
 // scripts/test's ThreadSanitizer pass sets STEPBENCH_TSAN=1: it then builds only the Stepping
 // library and its tests, because the measuring targets link jemalloc, whose malloc would
 // replace the one ThreadSanitizer must intercept.
+//
+// Allocators: `stepbench` (StepBenchKit) links jemalloc and reads its exact statistics; the
+// package-benchmark suite (Benchmarks/SteppingBenchmarks) counts mallocs with
+// malloc-interposer. Both measure the same scenarios from StepBenchScenarios, which links no
+// allocator, so neither binary carries the other's allocator.
 let tsanOnly = Context.environment["STEPBENCH_TSAN"] == "1"
 
 var products: [Product] = [.library(name: "Stepping", targets: ["Stepping"])]
@@ -32,13 +37,17 @@ if !tsanOnly {
         ),
         .target(name: "CJemallocConfig"),
         .target(
-            name: "StepBenchKit",
+            name: "StepBenchScenarios",
             dependencies: [
-                "Stepping", "CJemalloc", "CJemallocConfig",
+                "Stepping",
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
+        ),
+        .target(
+            name: "StepBenchKit",
+            dependencies: ["Stepping", "StepBenchScenarios", "CJemalloc", "CJemallocConfig"]
         ),
         .target(
             name: "StepBenchCLI",
@@ -51,9 +60,18 @@ if !tsanOnly {
         .testTarget(
             name: "StepBenchKitTests",
             dependencies: [
-                "StepBenchKit", "StepBenchCLI", "Stepping",
+                "StepBenchKit", "StepBenchScenarios", "StepBenchCLI", "Stepping",
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
+        ),
+        .executableTarget(
+            name: "SteppingBenchmarks",
+            dependencies: [
+                "Stepping", "StepBenchScenarios",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SteppingBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ]
 }
@@ -67,6 +85,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics", exact: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
+        // MallocInterposer only: the default traits also name a runtime interposer that is not
+        // mirrored here (resolution fails without this line).
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: targets
 )

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StepBenchKit
 import Stepping
+import StepBenchScenarios
 
 /// `stepbench`: measures the stepping designs. Tables go to stdout; progress and errors to stderr.
 public struct StepBench: ParsableCommand {

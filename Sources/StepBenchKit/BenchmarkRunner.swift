@@ -1,5 +1,6 @@
 import Foundation
 import Stepping
+import StepBenchScenarios
 
 /// Runs a configuration: a warm-up of every combination, then repetitions interleaved across
 /// combinations (A B C … A B C …) so that drift on a shared machine hits all of them alike.
@@ -16,7 +17,10 @@ public struct BenchmarkRunner {
     /// Called with progress lines (stderr in the tool).
     public var progress: (String) -> Void = { _ in }
 
-    public init(configuration: RunConfiguration) { self.configuration = configuration }
+    public init(configuration: RunConfiguration) {
+        self.configuration = configuration
+        AllocationCounter.install()
+    }
 
     public var combinations: [Combination] {
         var result: [Combination] = []

@@ -1,5 +1,6 @@
 import Foundation
 import Stepping
+import StepBenchScenarios
 
 /// `stepbench profile`: exact instructions per element under valgrind's callgrind.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import Stepping
+import StepBenchScenarios
 
 /// What `stepbench run` measures. `validate()` rejects bad input before anything is measured.
 public struct RunConfiguration: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchScenarios
 
 /// The human summary of a results file, grouped by scenario (what `stepbench run` prints).
 public enum SummaryTable {

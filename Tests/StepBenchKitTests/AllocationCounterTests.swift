@@ -2,6 +2,7 @@ import Foundation
 @testable import StepBenchKit
 import Stepping
 import Testing
+@testable import StepBenchScenarios
 
 /// The allocation counter is exact: jemalloc's arena statistics with thread caches off.
 /// The counts are process-wide, so these tests need the process to themselves: scripts/test
@@ -15,6 +16,7 @@ struct AllocationCounterTests {
     final class Object { var x = 0 }
 
     static func perElement(_ n: Int, tries: Int = 3, _ body: (Int) -> Void) throws -> Double {
+        AllocationCounter.install()
         var best = Double.infinity
         for _ in 0..<tries {
             var meter = Meter()
@@ -43,6 +45,7 @@ struct AllocationCounterTests {
 
     @Test("R2: the designs that claim zero allocations per step show it; seed shows its own")
     func test_rule_R2_zeroAllocationDesigns() throws {
+        AllocationCounter.install()
         for design in SteppingDesign.allCases {
             var best = Double.infinity
             for _ in 0..<3 {

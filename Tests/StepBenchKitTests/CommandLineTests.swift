@@ -3,6 +3,7 @@ import Foundation
 @testable import StepBenchCLI
 @testable import StepBenchKit
 import Testing
+@testable import StepBenchScenarios
 
 /// Every command-line error path fails at parse time, before any measuring, with a message
 /// that names the problem and lists the valid choices.

@@ -1,6 +1,7 @@
 import Foundation
 @testable import StepBenchKit
 import Testing
+@testable import StepBenchScenarios
 
 @Suite("stepbench compare: ratios, intervals, verdicts")
 struct ComparisonTests {

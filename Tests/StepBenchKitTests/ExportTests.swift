@@ -1,6 +1,7 @@
 import Foundation
 @testable import StepBenchKit
 import Testing
+@testable import StepBenchScenarios
 
 /// Every export format round-trips: parsing back what was written gives the same figures.
 @Suite("stepbench export formats")

@@ -1,6 +1,7 @@
 import Foundation
 @testable import StepBenchKit
 import Testing
+@testable import StepBenchScenarios
 
 @Suite("Results files: schema stepbench/1, round trip, atomic writes")
 struct ResultsFileTests {

@@ -1,6 +1,7 @@
 @testable import StepBenchKit
 import Stepping
 import Testing
+@testable import StepBenchScenarios
 
 /// Every scenario runs for every design at a small size and verifies its own outcome.
 @Suite("Scenarios verify their outcome")
@@ -12,6 +13,7 @@ struct ScenarioTests {
 
     @Test("each scenario × design × threads completes and verifies", arguments: ScenarioKind.allCases)
     func test_scenario_runsAndVerifies(scenario: ScenarioKind) throws {
+        AllocationCounter.install()
         let n = try #require(Self.sizes[scenario])
         let designs: [SteppingDesign?] = scenario.isFloor ? [nil] : SteppingDesign.allCases
         for design in designs {

@@ -1,5 +1,6 @@
 @testable import StepBenchKit
 import Testing
+@testable import StepBenchScenarios
 
 @Suite("Statistics: median, quantiles, bootstrap CI")
 struct StatisticsTests {

@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchScenarios
 
 /// `stepbench compare`: every (scenario, design, threads, metric) of two results files, with
 /// the ratio current/baseline, its 95% confidence interval and a verdict.

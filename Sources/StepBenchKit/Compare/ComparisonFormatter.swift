@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchScenarios
 
 /// `stepbench compare --format text|markdown|json`.
 public enum ComparisonFormat: String, CaseIterable, Sendable {

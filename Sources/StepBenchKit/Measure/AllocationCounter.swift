@@ -1,5 +1,6 @@
 import CJemalloc
 import CJemallocConfig
+import StepBenchScenarios
 
 /// Exact allocation counts from jemalloc's statistics.
 ///
@@ -15,6 +16,11 @@ public enum AllocationCounter {
         let ok = mallctl("version", &version, &size, nil, 0) == 0
         let v = ok ? version.map { String(cString: $0) } ?? "?" : "?"
         return "jemalloc \(v.split(separator: "-").first.map(String.init) ?? v) (\(String(cString: stepbench_jemalloc_config())))"
+    }
+
+    /// Makes ``Meter`` (StepBenchScenarios) read its allocation counts from here. Idempotent.
+    public static func install() {
+        MeterHooks.install(MeterHooks(countAllocations: { try count() }))
     }
 
     /// Whether jemalloc's statistics are readable (it is linked and built with stats).

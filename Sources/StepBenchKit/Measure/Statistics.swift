@@ -1,3 +1,5 @@
+import StepBenchScenarios
+
 /// Order statistics over repetitions: median and a percentile-bootstrap 95% confidence
 /// interval of the median. Deterministic: the resampling generator is seeded.
 public enum Statistics {
@@ -32,18 +34,5 @@ public enum Statistics {
             medians.append(median(sample))
         }
         return (quantile(medians, 0.025), quantile(medians, 0.975))
-    }
-}
-
-/// A small, fast, seedable generator (Steele, Lea, Flood 2014).
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    public var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchScenarios
 
 /// Exports a results file for tools that already exist: spreadsheets (CSV), the
 /// `customSmallerIsBetter` JSON that github-action-benchmark and Bencher ingest, and InfluxDB

@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchScenarios
 
 /// Where and how a results file was made. Two files are comparable only on one machine kind.
 public struct MachineFingerprint: Codable, Equatable, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchScenarios
 
 /// A results file, schema `stepbench/1` (documented in results/README.md).
 public struct ResultsFile: Codable, Equatable, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import StepBenchScenarios
 
 /// Runs a command found on PATH and collects its output.
 enum Subprocess {

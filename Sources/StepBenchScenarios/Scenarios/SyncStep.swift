@@ -3,11 +3,20 @@ import Stepping
 
 /// `sync-step`: one thread; the suite's trampolined synchronous upstream; the stepper fulfils
 /// `.more` synchronously. Pure per-element cost of a design. Floor: `floor-sync`.
-enum SyncStep {
+public enum SyncStep {
+    /// Builds a stepping subscriber around the scenario's stepper.
+    public typealias MakeSubscriber = (@escaping @Sendable (StepEvent<Int, Never>) -> Void) -> any SteppingSubscriber<Int, Never>
+
     static func run(design: SteppingDesign, elements n: Int) throws -> RepetitionResult {
+        try run(name: design.rawValue, elements: n) { design.makeSubscriber(stepper: $0) }
+    }
+
+    /// The scenario for any stepping subscriber, not only the built-in designs: the regression
+    /// tests measure a test-only design through it.
+    public static func run(name design: String, elements n: Int, makeSubscriber: MakeSubscriber) throws -> RepetitionResult {
         let upstream = CountingUpstream(count: n)
         let check = OrderCheck()
-        let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
+        let subscriber = makeSubscriber { event in
             switch event {
             case .input(let value, let promise):
                 check.see(value)

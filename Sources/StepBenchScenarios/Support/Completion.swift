@@ -35,9 +35,9 @@ public final class OrderCheck: @unchecked Sendable {
 
     /// Verifies `count` inputs arrived, in order, then completion.
     public func verify(count: Int, what: String) throws {
-        try StepBenchKit.verify(isFinished, "\(what): completion not delivered")
-        try StepBenchKit.verify(outOfOrder == 0, "\(what): \(outOfOrder) inputs out of order")
-        try StepBenchKit.verify(next == count, "\(what): \(next) of \(count) inputs delivered")
+        try StepBenchScenarios.verify(isFinished, "\(what): completion not delivered")
+        try StepBenchScenarios.verify(outOfOrder == 0, "\(what): \(outOfOrder) inputs out of order")
+        try StepBenchScenarios.verify(next == count, "\(what): \(next) of \(count) inputs delivered")
     }
 }
 

@@ -1,0 +1,63 @@
+import Synchronization
+
+/// Brackets one measured phase: wall time, CPU time and allocations between `start()` and
+/// `stop()`. Scenarios call it around exactly the work they measure, after their set-up.
+public struct Meter {
+    private var startTime: UInt64 = 0
+    private var startCPU: UInt64 = 0
+    private var startAllocations: UInt64 = 0
+    public private(set) var elapsedNanoseconds: UInt64 = 0
+    public private(set) var cpuNanoseconds: UInt64 = 0
+    public private(set) var allocations: UInt64 = 0
+
+    public init() {}
+
+    public mutating func start() throws {
+        let hooks = try MeterHooks.current()
+        startAllocations = try hooks.countAllocations()
+        startCPU = ResourceUsage.now().cpuNanoseconds
+        startTime = monotonicNanoseconds()
+        hooks.didStart()
+    }
+
+    public mutating func stop() throws {
+        let hooks = try MeterHooks.current()
+        hooks.willStop()
+        let end = monotonicNanoseconds()
+        let cpu = ResourceUsage.now().cpuNanoseconds
+        let allocs = try hooks.countAllocations()
+        elapsedNanoseconds = end - startTime
+        cpuNanoseconds = cpu - startCPU
+        allocations = allocs - startAllocations
+    }
+}
+
+/// What ``Meter`` asks of the program that measures. This module links no allocator of its own,
+/// so that it runs under any: `stepbench` installs jemalloc's exact statistics (StepBenchKit's
+/// `AllocationCounter.install()`); the package-benchmark suite, whose malloc-interposer counts
+/// allocations itself, installs hooks that open and close its measurement at the very same
+/// points (`didStart` runs last in `start()`, `willStop` first in `stop()`). With nothing
+/// installed, measuring fails loudly rather than reporting zero allocations.
+public struct MeterHooks: Sendable {
+    public var countAllocations: @Sendable () throws -> UInt64
+    public var didStart: @Sendable () -> Void
+    public var willStop: @Sendable () -> Void
+
+    public init(countAllocations: @escaping @Sendable () throws -> UInt64,
+                didStart: @escaping @Sendable () -> Void = {}, willStop: @escaping @Sendable () -> Void = {}) {
+        self.countAllocations = countAllocations
+        self.didStart = didStart
+        self.willStop = willStop
+    }
+
+    private static let installed = Mutex<MeterHooks?>(nil)
+
+    public static func install(_ hooks: MeterHooks) { installed.withLock { $0 = hooks } }
+
+    static func current() throws -> MeterHooks {
+        guard let hooks = installed.withLock({ $0 }) else {
+            throw ScenarioFailure("no allocation counter installed: call AllocationCounter.install() (StepBenchKit) before measuring")
+        }
+        return hooks
+    }
+}
