@@ -82,7 +82,6 @@ let package = Package(
     products: products,
     dependencies: [
         .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
-        .package(url: "https://github.com/apple/swift-atomics", exact: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
         // MallocInterposer only: the default traits also name a runtime interposer that is not

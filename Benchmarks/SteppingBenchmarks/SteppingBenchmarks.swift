@@ -37,14 +37,15 @@ func allocationsAreDeterministic(_ scenario: ScenarioKind, _ design: SteppingDes
 /// - mallocCountTotal, strict: deterministic scenarios may differ by at most 1 allocation per
 ///   100 elements (the background of the runtime's own threads, the same 0.01 per element
 ///   `stepbench compare` allows), so one extra allocation per element fails by 100×;
-///   timing-dependent ones get 30%, which still catches a doubling.
+///   timing-dependent ones get +100% (cancel-race moved by 43% between two runs of one build),
+///   which catches only a doubling: their exact gate is `stepbench compare` on deterministic rows.
 /// - wallClock, loose: +60% for the single-threaded scenarios and +150% for those that hand
 ///   off between threads. Run-to-run drift on these shared 2-core VMs reaches ×1.8 for
 ///   hand-offs; this gate is for disasters, `stepbench compare` and callgrind do the fine work.
 func thresholds(_ scenario: ScenarioKind, _ design: SteppingDesign?) -> [BenchmarkMetric: BenchmarkThresholds] {
     let malloc = allocationsAreDeterministic(scenario, design)
         ? BenchmarkThresholds(absolute: [.p90: max(1, elements(scenario) / 100)])
-        : BenchmarkThresholds(relative: [.p90: 30.0])
+        : BenchmarkThresholds(relative: [.p90: 100.0])
     let singleThreaded = [.syncStep, .floorSync].contains(scenario) && design != .actor
     let wall = BenchmarkThresholds(relative: [.p90: singleThreaded ? 60.0 : 150.0])
     return [.mallocCountTotal: malloc, .wallClock: wall]

@@ -1,0 +1,138 @@
+"""Checks that package-benchmark's malloc counts agree with stepbench's jemalloc counts.
+
+Both tools run the same scenarios from StepBenchScenarios and count allocations over the same
+window (the scenario's Meter opens and closes package-benchmark's measurement). For every
+benchmark `<scenario>_<design>` (floors: `<scenario>`) whose allocation count is fixed by the
+code, mallocCountTotal (its p90 per iteration, from `benchmark thresholds update --path DIR`)
+divided by the elements per iteration must match stepbench's allocations per element for the
+same scenario, design, threads and elements, within TOLERANCE per element.
+
+    python3 scripts/malloc_agreement.py BENCH_DIR STEPBENCH_RESULTS.json [more results files]
+
+Exit 0 when every pair agrees, 2 on a disagreement (a table names it), 1 on bad input.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+# The same 0.01 per element `stepbench compare` allows for the runtime's background threads.
+TOLERANCE = 0.01
+# Benchmarks whose counts depend on thread timing (see Benchmarks/SteppingBenchmarks).
+NONDETERMINISTIC_SCENARIOS = {"cancel-race", "pace-jitter"}
+NONDETERMINISTIC_DESIGNS = {"actor"}
+
+
+class InputError(Exception):
+    pass
+
+
+def load_benchmark_counts(directory: str) -> dict[str, int]:
+    """mallocCountTotal per benchmark name from `SteppingBenchmarks.<name>.p90.json` files."""
+    if not os.path.isdir(directory):
+        raise InputError(f"{directory}: no such folder; run `swift package benchmark thresholds update --path {directory}` first")
+    counts = {}
+    for entry in sorted(os.listdir(directory)):
+        if not (entry.startswith("SteppingBenchmarks.") and entry.endswith(".p90.json")):
+            continue
+        path = os.path.join(directory, entry)
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except (OSError, json.JSONDecodeError) as error:
+            raise InputError(f"{path}: unreadable ({error})")
+        if "mallocCountTotal" not in data:
+            raise InputError(f"{path}: no mallocCountTotal; was the suite run with the malloc-interposer trait?")
+        counts[entry[len("SteppingBenchmarks."):-len(".p90.json")]] = int(data["mallocCountTotal"])
+    if not counts:
+        raise InputError(f"{directory}: no SteppingBenchmarks.*.p90.json files")
+    return counts
+
+
+def load_stepbench_rows(paths: list[str]) -> dict[str, tuple[int, int, int, float]]:
+    """(threads, elements, elements counted per repetition, median allocations per element) per
+    benchmark-style name. The two element counts differ for fan-out, whose `elements` are per
+    pipeline: a repetition counts threads × elements."""
+    rows = {}
+    for path in paths:
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except (OSError, json.JSONDecodeError) as error:
+            raise InputError(f"{path}: unreadable stepbench results ({error})")
+        if data.get("schema") != "stepbench/1":
+            raise InputError(f"{path}: schema {data.get('schema')!r}, expected 'stepbench/1'")
+        for row in data["rows"]:
+            if row["status"] != "ok":
+                raise InputError(f"{path}: {row['scenario']} {row['design']} failed its verification: {row.get('failure')}")
+            per = sorted(r["allocations"] / r["elements"] for r in row["repetitions"])
+            median = per[len(per) // 2] if len(per) % 2 else (per[len(per) // 2 - 1] + per[len(per) // 2]) / 2
+            name = row["scenario"] if row["design"] == "floor" else f"{row['scenario']}_{row['design']}"
+            rows[name] = (row["threads"], row["elements"], row["repetitions"][0]["elements"], median)
+    return rows
+
+
+def agreement(bench: dict[str, int], stepbench: dict[str, tuple[int, int, int, float]],
+              elements_per_iteration: dict[str, int]) -> list[dict]:
+    """One entry per deterministic benchmark measured by both tools."""
+    result = []
+    for name, count in sorted(bench.items()):
+        scenario, _, design = name.partition("_")
+        if scenario in NONDETERMINISTIC_SCENARIOS or design in NONDETERMINISTIC_DESIGNS:
+            continue
+        if name not in stepbench:
+            continue
+        threads, elements, counted, jemalloc = stepbench[name]
+        per_iteration = elements_per_iteration.get(scenario)
+        if per_iteration is None:
+            raise InputError(f"no elements per iteration known for benchmark scenario {scenario}")
+        if per_iteration != elements:
+            raise InputError(f"{name}: stepbench measured {elements} elements per repetition, the benchmark {per_iteration}; "
+                             "run stepbench with the benchmark's --elements")
+        interposer = count / counted
+        result.append(dict(name=name, threads=threads, interposer=interposer, jemalloc=jemalloc,
+                           agrees=abs(interposer - jemalloc) <= TOLERANCE))
+    return result
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 3:
+        print(__doc__.strip().splitlines()[-3], file=sys.stderr)
+        print("usage: malloc_agreement.py BENCH_DIR STEPBENCH_RESULTS.json [...] --elements scenario=N,...", file=sys.stderr)
+        return 1
+    args = argv[1:]
+    elements_per_iteration = {}
+    if "--elements" in args:
+        i = args.index("--elements")
+        try:
+            spec = args[i + 1]
+            elements_per_iteration = {k: int(v) for k, v in (p.split("=") for p in spec.split(","))}
+        except (IndexError, ValueError):
+            print("malloc_agreement: --elements needs scenario=N,... e.g. sync-step=10000,async-step=2000", file=sys.stderr)
+            return 1
+        del args[i:i + 2]
+    try:
+        bench = load_benchmark_counts(args[0])
+        rows = agreement(bench, load_stepbench_rows(args[1:]), elements_per_iteration)
+    except InputError as error:
+        print(f"malloc_agreement: {error}", file=sys.stderr)
+        return 1
+    if not rows:
+        print("malloc_agreement: no benchmark was measured by both tools; nothing was checked", file=sys.stderr)
+        return 1
+    print(f"{'benchmark':24} {'threads':>7} {'interposer/elem':>16} {'jemalloc/elem':>14}  verdict")
+    for r in rows:
+        print(f"{r['name']:24} {r['threads']:7d} {r['interposer']:16.4f} {r['jemalloc']:14.4f}  "
+              f"{'agree' if r['agrees'] else 'DISAGREE'}")
+    bad = [r for r in rows if not r["agrees"]]
+    if bad:
+        print(f"malloc_agreement: {len(bad)} of {len(rows)} benchmarks disagree by more than {TOLERANCE} allocations per element",
+              file=sys.stderr)
+        return 2
+    print(f"malloc_agreement: all {len(rows)} agree within {TOLERANCE} allocations per element")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

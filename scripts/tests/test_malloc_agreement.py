@@ -1,0 +1,57 @@
+"""scripts/malloc_agreement.py: package-benchmark's malloc counts against stepbench's jemalloc counts."""
+import json
+
+import pytest
+
+from scripts import malloc_agreement as ma
+
+ELEMENTS = {"sync-step": 10_000, "floor-sync": 10_000, "cancel-race": 50}
+
+
+def write_bench(tmp_path, counts):
+    folder = tmp_path / "bench"
+    folder.mkdir()
+    for name, count in counts.items():
+        (folder / f"SteppingBenchmarks.{name}.p90.json").write_text(json.dumps({"mallocCountTotal": count, "wallClock": 1}))
+    return str(folder)
+
+
+def write_results(tmp_path, rows):
+    data = {"schema": "stepbench/1", "rows": [
+        {"scenario": s, "design": d, "threads": 1, "elements": 10_000, "status": "ok",
+         "repetitions": [{"allocations": a, "elements": 10_000} for a in allocs]}
+        for s, d, allocs in rows]}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_counts_over_the_same_window_agree(tmp_path):
+    bench = write_bench(tmp_path, {"sync-step_seed": 20_022, "sync-step_atomic": 20, "floor-sync": 18,
+                                   "cancel-race_seed": 4455})
+    results = write_results(tmp_path, [("sync-step", "seed", [20_024, 20_024, 20_025]),
+                                       ("sync-step", "atomic", [22, 22, 22]), ("floor-sync", "floor", [20, 20, 20])])
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), ELEMENTS)
+    assert [r["name"] for r in rows] == ["floor-sync", "sync-step_atomic", "sync-step_seed"]  # cancel-race skipped
+    assert all(r["agrees"] for r in rows)
+    assert ma.main(["x", bench, results, "--elements", "sync-step=10000,floor-sync=10000"]) == 0
+
+
+def test_one_allocation_per_element_more_disagrees(tmp_path):
+    bench = write_bench(tmp_path, {"sync-step_locked": 10_020})
+    results = write_results(tmp_path, [("sync-step", "locked", [22, 22, 22])])
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), ELEMENTS)
+    assert [r["agrees"] for r in rows] == [False]
+    assert ma.main(["x", bench, results, "--elements", "sync-step=10000"]) == 2
+
+
+def test_bad_input_is_named(tmp_path, capsys):
+    results = write_results(tmp_path, [("sync-step", "locked", [22])])
+    assert ma.main(["x", str(tmp_path / "missing"), results, "--elements", "sync-step=10000"]) == 1
+    assert "missing: no such folder" in capsys.readouterr().err
+    bench = write_bench(tmp_path, {"sync-step_locked": 20})
+    with pytest.raises(ma.InputError, match="stepbench measured 10000 elements .* the benchmark 2000"):
+        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), {"sync-step": 2000})
+    (tmp_path / "wrong.json").write_text(json.dumps({"schema": "other/9", "rows": []}))
+    assert ma.main(["x", bench, str(tmp_path / "wrong.json"), "--elements", "sync-step=10000"]) == 1
+    assert "expected 'stepbench/1'" in capsys.readouterr().err
