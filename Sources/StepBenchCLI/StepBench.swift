@@ -9,7 +9,7 @@ public struct StepBench: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "stepbench",
         abstract: "Measure the stepping-subscriber designs: throughput, latency, allocations.",
-        subcommands: [Run.self, List.self, Compare.self, ProfileCommand.self, Export.self])
+        subcommands: [Run.self, List.self, Compare.self, Noise.self, ProfileCommand.self, Export.self])
 
     public init() {}
 
@@ -212,6 +212,9 @@ struct Compare: ParsableCommand {
     @Flag(help: "Exit 2 only for exact metrics (instructions, allocations, failed verification); timing is shown as information.")
     var exactOnly = false
 
+    @Option(help: "Noise profile of this machine kind (results/<machine-id>/noise.json, from `stepbench noise`): widens each timing interval by the between-run drift it measured. Without it only the noise within each run is accounted for.")
+    var noise: String?
+
     func validate() throws {
         guard ComparisonFormat(rawValue: format) != nil else {
             throw ValidationError("unknown format '\(format)'; valid formats: \(ComparisonFormat.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -232,14 +235,48 @@ struct Compare: ParsableCommand {
 
     func run() throws {
         let files: [ResultsFile]
+        let profile: NoiseProfile?
         do {
             files = try [baseline, current].map { try ResultsFile.read(Self.resolve($0)) }
+            profile = try noise.map { try NoiseProfile.read(URL(fileURLWithPath: $0)) }
         } catch let e as ResultsError {
             throw ValidationError(e.description)
         }
-        let comparison = Comparison.compare(baseline: files[0], current: files[1], minEffect: minEffect)
+        if let profile, profile.machineId != files[1].machine.machineID {
+            FileHandle.standardError.write(Data("stepbench compare: warning: the noise profile is of machine kind \(profile.machineId), the current file of \(files[1].machine.machineID); its drift allowances may not fit\n".utf8))
+        }
+        let comparison = Comparison.compare(baseline: files[0], current: files[1], minEffect: minEffect, noise: profile)
         print(try comparison.render(ComparisonFormat(rawValue: format)!), terminator: "")
         if !(exactOnly ? comparison.exactRegressions : comparison.regressions).isEmpty { throw ExitCode(2) }
+    }
+}
+
+struct Noise: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure this machine's timing noise from A/A runs (one build, one configuration, separate processes) into a noise profile for `compare --noise`.",
+        discussion: "Give at least 3 results files. scripts/regress --update-baseline writes results/<machine-id>/noise.json this way.")
+
+    @Argument(help: "Results files of A/A runs (at least 3).")
+    var runs: [String]
+
+    @Option(help: "Where to write the profile (JSON, written atomically).")
+    var output: String
+
+    func run() throws {
+        let profile: NoiseProfile
+        do {
+            profile = try NoiseProfile.measure(runs: runs.map { try ResultsFile.read(Compare.resolve($0)) })
+            try profile.write(to: URL(fileURLWithPath: output))
+        } catch let e as ResultsError {
+            throw ValidationError(e.description)
+        }
+        print("metric".padding(toLength: 44, withPad: " ", startingAt: 0) + "   reps  sampling σ  between σ   drift σ")
+        for e in profile.entries {
+            let name = "\(e.scenario) \(e.design) ×\(e.threads) \(e.metric)"
+            print(name.padding(toLength: 44, withPad: " ", startingAt: 0)
+                  + String(format: " %6d  %9.2f%%  %8.2f%%  %7.2f%%", e.repetitions, 100 * e.samplingSD, 100 * e.betweenSD, 100 * e.driftSD))
+        }
+        print("noise profile of \(profile.machineId) from \(profile.runs) runs written to \(output)")
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 @testable import StepBenchKit
 import Testing
 @testable import StepBenchScenarios
@@ -42,5 +43,35 @@ struct StatisticsTests {
             if low <= 100 && 100 <= high { covered += 1 }
         }
         #expect(covered >= 170, "covered \(covered) of 200")
+    }
+
+    @Test func test_binomialTail_matchesDirectSums() {
+        // P(Bin(10, 0.3) ≥ 4) = 0.35039; P(Bin(5, 0.2) ≥ 3) = 0.05792
+        #expect(abs(Statistics.binomialUpperTail(n: 10, p: 0.3, atLeast: 4) - 0.3503892816) < 1e-9)
+        #expect(abs(Statistics.binomialUpperTail(n: 5, p: 0.2, atLeast: 3) - 0.05792) < 1e-9)
+        #expect(Statistics.binomialUpperTail(n: 5, p: 0.2, atLeast: 0) == 1)
+        #expect(abs(Statistics.normalQuantile(0.975) - 1.959964) < 1e-5)
+        #expect(abs(Statistics.normalQuantile(0.005) + 2.575829) < 1e-5)
+    }
+
+    @Test func test_exactBootstrap_agreesWithResampling() {
+        // The exact bootstrap of a median is the limit of resampling: a 20,000-resample Monte
+        // Carlo bootstrap of the same ratio lands within a hair of its quantiles.
+        var rng = SplitMix64(seed: 11)
+        let a = (0..<41).map { _ in 100 * exp(Double(rng.next() % 1000) / 5000) }
+        let b = (0..<41).map { _ in 104 * exp(Double(rng.next() % 1000) / 5000) }
+        let masses = MedianBootstrap(a).masses
+        #expect(abs(masses.reduce(0, +) - 1) < 1e-9)
+        let (low, high) = MedianBootstrap.ratioInterval(baseline: MedianBootstrap(a), current: MedianBootstrap(b), tail: 0.025)
+        var ratios: [Double] = []
+        var sa = a, sb = b
+        for _ in 0..<20_000 {
+            for i in sa.indices { sa[i] = a[Int(rng.next() % 41)] }
+            for i in sb.indices { sb[i] = b[Int(rng.next() % 41)] }
+            ratios.append(Statistics.median(sb) / Statistics.median(sa))
+        }
+        let mcLow = Statistics.quantile(ratios, 0.025), mcHigh = Statistics.quantile(ratios, 0.975)
+        #expect(abs(low / mcLow - 1) < 0.004 && abs(high / mcHigh - 1) < 0.004,
+                "exact [\(low), \(high)] vs resampled [\(mcLow), \(mcHigh)]")
     }
 }

@@ -4,20 +4,39 @@ import StepBenchScenarios
 /// `stepbench compare`: every (scenario, design, threads, metric) of two results files, with
 /// the ratio current/baseline, its 95% confidence interval and a verdict.
 ///
-/// Timing metrics use a percentile-bootstrap interval of the ratio of medians (each file's
-/// repetitions resampled independently, 2,000 times, fixed seed). Why the bootstrap rather than
-/// Mann–Whitney: benchmark repetitions here are skewed with occasional large outliers, and
-/// Mann–Whitney's shift interpretation assumes both samples have the same shape; the bootstrap
-/// assumes nothing about the shape and yields the interval of the *effect size* directly,
-/// which is what the `--min-effect` rule needs. A timing verdict is:
-/// - regression: the interval lies above 1 (significant) *and* the ratio exceeds 1 + min-effect;
-/// - improvement: the mirror image;
-/// - unchanged: the interval lies inside [1/(1+e), 1+e], or the change is significant but smaller
-///   than the minimum effect;
-/// - too noisy to tell: otherwise (the interval is wider than the band of effects that matter).
+/// **Interval.** Timing metrics use the percentile bootstrap of the ratio of medians, computed
+/// exactly (``MedianBootstrap``: the infinite-resample limit, no seed, no Monte-Carlo error).
+/// Why the bootstrap rather than Mann–Whitney: repetitions here are skewed, with bursts of
+/// interference from the VM's neighbours, and Mann–Whitney's shift interval assumes both samples
+/// have one shape; the bootstrap of the medians assumes nothing about the shape and gives the
+/// interval of the effect size itself, which the `--min-effect` rule needs.
+///
+/// **Drift.** The bootstrap sees only the noise within each run. Given a ``NoiseProfile`` of this
+/// machine kind (`--noise`), each interval is widened, in log space, by the between-run drift
+/// the profile measured for that row and metric: half-width √(h² + (z·√2·σ_drift)²).
+///
+/// **Pairing.** `ns_per_element_vs_floor` divides each repetition of a design by the repetition
+/// of its floor scenario (floor-sync) taken right after it in the same run (the runner
+/// interleaves them). Drift of the whole machine cancels in the ratio: measured on this machine,
+/// between-run drift of this metric is ≤ 1% where raw ns/element drifts 3–9%. It is the metric
+/// a timing gate can trust here.
+///
+/// **Verdict.** Decided on a family-wise interval: with m timing comparisons in the two files,
+/// each at level 1 − 1%/m (Bonferroni), so a whole A/A comparison shows a false timing
+/// regression at most 1% of the time. With e = `--min-effect`:
+/// - regression: the interval lies above 1 (significant) *and* reaches 1 + e (an effect of e is
+///   not excluded). Requiring the *point estimate* to pass 1 + e instead would catch a true
+///   slowdown of exactly e only half the time;
+/// - improvement: the mirror image (below 1, reaching 1/(1+e));
+/// - unchanged: the interval lies inside [1/(1+e), 1+e], or the change is significant but shown
+///   smaller than e;
+/// - too noisy to tell: otherwise (the interval spans 1 and effects that matter).
+/// The reported "95% CI" is the two-sided 95% interval, widened by drift alike.
+///
 /// Allocations per element are exact counts: any increase of more than 0.01 per element (the
-/// background noise of the runtime's own threads) is a regression. A combination that verified
-/// in the baseline but failed in the current file is a regression too.
+/// background noise of the runtime's own threads) is a regression. Instructions per element
+/// (callgrind) are exact to 0.2%: an increase of more than 0.5% is one. A combination that
+/// verified in the baseline but failed in the current file is a regression too.
 public struct Comparison: Codable, Equatable, Sendable {
     public enum Verdict: String, Codable, Sendable {
         case regression, improvement, unchanged
@@ -39,11 +58,20 @@ public struct Comparison: Codable, Equatable, Sendable {
         public var ciLow: Double?
         public var ciHigh: Double?
         public var verdict: Verdict
+        /// The family-wise interval the verdict was decided on (timing metrics only).
+        public var decisionLow: Double? = nil
+        public var decisionHigh: Double? = nil
+        /// The between-run drift (σ of the log-median) added from the noise profile, if any.
+        public var driftSD: Double? = nil
     }
 
     public var baselineCommit: String
     public var currentCommit: String
     public var minEffect: Double
+    /// Level of each timing comparison's decision interval: 1 − 1%/m over m timing comparisons.
+    public var decisionLevel: Double
+    /// The machine kind of the noise profile used (nil: bootstrap only, no drift allowance).
+    public var noiseProfile: String?
     public var rows: [Row]
 
     public var regressions: [Row] { rows.filter { $0.verdict == .regression || $0.verdict == .failed } }
@@ -56,17 +84,46 @@ public struct Comparison: Codable, Equatable, Sendable {
         ("latency_p50", { $0.latency.map { Double($0.p50) } }),
         ("latency_p99", { $0.latency.map { Double($0.p99) } }),
     ]
+    /// Family-wise false-alarm rate of a whole timing comparison.
+    public static let familyWiseAlpha = 0.01
+
+    /// Every timing metric of `row` with its per-repetition samples: the raw metrics, and
+    /// `ns_per_element_vs_floor` when `file` holds the row's floor with as many repetitions
+    /// (repetition i of the design is paired with repetition i of the floor).
+    public static func timingSamples(_ row: ResultsFile.Row, in file: ResultsFile) -> [(metric: String, samples: [Double])] {
+        guard row.status == "ok", !row.repetitions.isEmpty else { return [] }
+        var result: [(metric: String, samples: [Double])] = []
+        for (name, value) in timingMetrics {
+            let samples = row.repetitions.compactMap(value)
+            if samples.count == row.repetitions.count && samples.allSatisfy({ $0 > 0 }) { result.append((name, samples)) }
+        }
+        if let floor = row.scenario.floor,
+           let floorRow = file.rows.first(where: { $0.scenario == floor && $0.status == "ok" }),
+           floorRow.repetitions.count == row.repetitions.count {
+            let paired = zip(row.repetitions, floorRow.repetitions).map { $0.nsPerElement / $1.nsPerElement }
+            if paired.allSatisfy({ $0 > 0 && $0.isFinite }) { result.append(("ns_per_element_vs_floor", paired)) }
+        }
+        return result
+    }
     static let allocationTolerance = 0.01
     /// Instruction counts repeat to within ~0.2% per element for one binary (the two callgrind
     /// runs still differ a little in start-up work); an increase above 0.5% is a regression.
     static let instructionTolerance = 0.005
 
     public static func compare(baseline: ResultsFile, current: ResultsFile, minEffect: Double = 0.05,
-                               resamples: Int = 2_000) -> Comparison {
+                               noise: NoiseProfile? = nil) -> Comparison {
         func key(_ r: ResultsFile.Row) -> String { "\(r.scenario.rawValue)|\(r.design)|\(r.threads)" }
         let base = Dictionary(baseline.rows.map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
         var rows: [Row] = []
         var seen = Set<String>()
+        // First pass: how many timing comparisons there are, for the family-wise level.
+        var timingCount = 0
+        for cur in current.rows {
+            guard let old = base[key(cur)] else { continue }
+            let oldMetrics = Set(timingSamples(old, in: baseline).map(\.metric))
+            timingCount += timingSamples(cur, in: current).filter { oldMetrics.contains($0.metric) }.count
+        }
+        let decisionTail = familyWiseAlpha / Double(max(1, timingCount)) / 2
         for cur in current.rows {
             seen.insert(key(cur))
             func row(_ metric: String, exact: Bool, verdict: Verdict) -> Row {
@@ -83,10 +140,14 @@ public struct Comparison: Codable, Equatable, Sendable {
                 rows.append(r)
                 continue
             }
-            for (name, value) in timingMetrics {
-                let a = old.repetitions.compactMap(value), b = cur.repetitions.compactMap(value)
-                guard !a.isEmpty, !b.isEmpty, a.count == old.repetitions.count, b.count == cur.repetitions.count else { continue }
-                rows.append(timing(cur, name, baseline: a, current: b, minEffect: minEffect, resamples: resamples))
+            let oldSamples = Dictionary(timingSamples(old, in: baseline).map { ($0.metric, $0.samples) }, uniquingKeysWith: { a, _ in a })
+            for (name, b) in timingSamples(cur, in: current) {
+                guard let a = oldSamples[name] else { continue }
+                let drift = noise?.driftSD(scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: name)
+                var r = timing(baseline: a, current: b, driftSD: drift ?? 0, decisionTail: decisionTail, minEffect: minEffect)
+                (r.scenario, r.design, r.threads, r.metric) = (cur.scenario.rawValue, cur.design, cur.threads, name)
+                r.driftSD = drift
+                rows.append(r)
             }
             let a = Statistics.median(old.repetitions.map(\.allocationsPerElement))
             let b = Statistics.median(cur.repetitions.map(\.allocationsPerElement))
@@ -112,39 +173,36 @@ public struct Comparison: Codable, Equatable, Sendable {
                             ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict))
         }
         return Comparison(baselineCommit: baseline.machine.gitCommit, currentCommit: current.machine.gitCommit,
-                          minEffect: minEffect, rows: rows)
+                          minEffect: minEffect, decisionLevel: 1 - 2 * decisionTail, noiseProfile: noise?.machineId, rows: rows)
     }
 
-    static func timing(_ cur: ResultsFile.Row, _ metric: String, baseline a: [Double], current b: [Double],
-                       minEffect: Double, resamples: Int) -> Row {
+    /// One timing comparison (scenario, design and metric left blank for the caller): the ratio
+    /// of medians, the 95% interval and the decision interval, both widened by `driftSD`.
+    public static func timing(baseline a: [Double], current b: [Double], driftSD: Double, decisionTail: Double,
+                              minEffect: Double) -> Row {
         let ratio = Statistics.median(b) / Statistics.median(a)
-        let (low, high) = bootstrapRatioCI(baseline: a, current: b, resamples: resamples)
-        return Row(scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: metric,
-                   exact: false, baseline: Statistics.median(a), current: Statistics.median(b), ratio: ratio,
-                   ciLow: low, ciHigh: high, verdict: verdict(ratio: ratio, low: low, high: high, minEffect: minEffect))
+        let ba = MedianBootstrap(a), bb = MedianBootstrap(b)
+        func widened(tail: Double) -> (Double, Double) {
+            let (low, high) = MedianBootstrap.ratioInterval(baseline: ba, current: bb, tail: tail)
+            guard driftSD > 0 else { return (low, high) }
+            let d = log(ratio), w = Statistics.normalQuantile(1 - tail) * 2.0.squareRoot() * driftSD
+            let down = max(0, d - log(low)), up = max(0, log(high) - d)
+            return (exp(d - (down * down + w * w).squareRoot()), exp(d + (up * up + w * w).squareRoot()))
+        }
+        let (low, high) = widened(tail: 0.025)
+        let (decisionLow, decisionHigh) = widened(tail: decisionTail)
+        return Row(scenario: "", design: "", threads: 0, metric: "", exact: false,
+                   baseline: Statistics.median(a), current: Statistics.median(b), ratio: ratio, ciLow: low, ciHigh: high,
+                   verdict: verdict(low: decisionLow, high: decisionHigh, minEffect: minEffect),
+                   decisionLow: decisionLow, decisionHigh: decisionHigh)
     }
 
-    /// The timing rule (see the type's documentation).
-    public static func verdict(ratio: Double, low: Double, high: Double, minEffect: Double) -> Verdict {
+    /// The timing rule (see the type's documentation), on the decision interval.
+    public static func verdict(low: Double, high: Double, minEffect: Double) -> Verdict {
         let up = 1 + minEffect, down = 1 / (1 + minEffect)
-        if low > 1 && ratio > up { return .regression }
-        if high < 1 && ratio < down { return .improvement }
+        if low > 1 && high >= up { return .regression }
+        if high < 1 && low <= down { return .improvement }
         if (low >= down && high <= up) || low > 1 || high < 1 { return .unchanged }
         return .tooNoisy
-    }
-
-    /// 95% percentile-bootstrap interval of median(current) / median(baseline).
-    public static func bootstrapRatioCI(baseline a: [Double], current b: [Double], resamples: Int = 2_000,
-                                        seed: UInt64 = 0xC0DE) -> (Double, Double) {
-        var rng = SplitMix64(seed: seed)
-        var ratios: [Double] = []
-        ratios.reserveCapacity(resamples)
-        var sa = a, sb = b
-        for _ in 0..<resamples {
-            for i in sa.indices { sa[i] = a[Int(rng.next() % UInt64(a.count))] }
-            for i in sb.indices { sb[i] = b[Int(rng.next() % UInt64(b.count))] }
-            ratios.append(Statistics.median(sb) / Statistics.median(sa))
-        }
-        return (Statistics.quantile(ratios, 0.025), Statistics.quantile(ratios, 0.975))
     }
 }

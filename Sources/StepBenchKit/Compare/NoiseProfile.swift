@@ -1,0 +1,110 @@
+import Foundation
+import StepBenchScenarios
+
+/// How much a timing metric moves on one machine kind when nothing changed: measured from
+/// several A/A runs of one build (`stepbench noise RUN…`, written by `scripts/regress
+/// --update-baseline` next to the baseline) and used by `stepbench compare --noise`.
+///
+/// A repetition's bootstrap only sees the noise *within* a run. Between runs on a shared VM the
+/// whole machine drifts as well (the neighbours change, and with them cache and memory
+/// bandwidth): measured here, medians of raw ns/element move by 3–9% from one run to the next
+/// while each run's own interval is a fraction of that. For each (scenario, design, threads,
+/// metric) the profile keeps
+/// - `samplingSD`: the bootstrap standard deviation of a run's log-median (root mean square
+///   over the runs) — the part the bootstrap already accounts for;
+/// - `betweenSD`: the standard deviation of the runs' log-medians — everything;
+/// - `driftSD = √max(0, betweenSD² − samplingSD²)`: the part it does not, which `compare` adds;
+/// - `residualQuantiles`: 101 quantiles of every repetition's log value minus its run's
+///   log-median, pooled — this machine's per-repetition noise, for the synthetic trials of
+///   `DetectorTests`.
+public struct NoiseProfile: Codable, Equatable, Sendable {
+    public static let currentSchema = "stepbench-noise/1"
+
+    public struct Entry: Codable, Equatable, Sendable {
+        public var scenario: String
+        public var design: String
+        public var threads: Int
+        public var metric: String
+        public var repetitions: Int
+        public var samplingSD: Double
+        public var betweenSD: Double
+        public var driftSD: Double
+        public var residualQuantiles: [Double]
+
+        public var key: String { "\(scenario)|\(design)|\(threads)|\(metric)" }
+    }
+
+    public var schema: String
+    public var machineId: String
+    public var gitCommit: String
+    public var createdAt: String
+    public var runs: Int
+    public var entries: [Entry]
+
+    public func driftSD(scenario: String, design: String, threads: Int, metric: String) -> Double? {
+        entries.first { $0.key == "\(scenario)|\(design)|\(threads)|\(metric)" }?.driftSD
+    }
+
+    /// Builds the profile from A/A runs: the same build and configuration, separate processes.
+    public static func measure(runs: [ResultsFile]) throws -> NoiseProfile {
+        guard runs.count >= 3 else {
+            throw ResultsError("a noise profile needs at least 3 A/A runs of one build (got \(runs.count)); between-run drift cannot be estimated from fewer")
+        }
+        let machine = runs[0].machine
+        for run in runs where run.machine.machineID != machine.machineID {
+            throw ResultsError("the A/A runs come from different machine kinds (\(machine.machineID), \(run.machine.machineID)); a noise profile is per machine kind")
+        }
+        var entries: [Entry] = []
+        for row in runs[0].rows where row.status == "ok" {
+            for (metric, _) in Comparison.timingSamples(row, in: runs[0]) {
+                var logMedians: [Double] = [], samplingVariances: [Double] = [], residuals: [Double] = []
+                var repetitions = 0
+                for run in runs {
+                    guard let other = run.rows.first(where: { $0.scenario == row.scenario && $0.design == row.design && $0.threads == row.threads }),
+                          other.status == "ok",
+                          let samples = Comparison.timingSamples(other, in: run).first(where: { $0.metric == metric })?.samples,
+                          samples.allSatisfy({ $0 > 0 })
+                    else {
+                        throw ResultsError("run \(run.machine.gitCommit.prefix(10)) at \(run.createdAt) lacks \(row.scenario.rawValue) \(row.design) ×\(row.threads) \(metric); A/A runs must share one configuration")
+                    }
+                    let logMedian = log(Statistics.median(samples))
+                    logMedians.append(logMedian)
+                    samplingVariances.append(pow(MedianBootstrap(samples).logStandardDeviation, 2))
+                    residuals += samples.map { log($0) - logMedian }
+                    repetitions = samples.count
+                }
+                let mean = logMedians.reduce(0, +) / Double(logMedians.count)
+                let between = (logMedians.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(logMedians.count - 1)).squareRoot()
+                let sampling = (samplingVariances.reduce(0, +) / Double(samplingVariances.count)).squareRoot()
+                entries.append(Entry(
+                    scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
+                    repetitions: repetitions, samplingSD: sampling, betweenSD: between,
+                    driftSD: max(0, between * between - sampling * sampling).squareRoot(),
+                    residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
+            }
+        }
+        return NoiseProfile(schema: currentSchema, machineId: machine.machineID, gitCommit: machine.gitCommit,
+                            createdAt: ISO8601DateFormatter().string(from: Date()), runs: runs.count, entries: entries)
+    }
+
+    public static func read(_ url: URL) throws -> NoiseProfile {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw ResultsError("\(url.path): cannot read the noise profile (\(error.localizedDescription)); write one with `scripts/regress --update-baseline` or `stepbench noise`")
+        }
+        let profile: NoiseProfile
+        do { profile = try JSONDecoder().decode(NoiseProfile.self, from: data) } catch {
+            throw ResultsError("\(url.path): not a noise profile (\(error))")
+        }
+        guard profile.schema == currentSchema else {
+            throw ResultsError("\(url.path): schema '\(profile.schema)', expected '\(currentSchema)'")
+        }
+        return profile
+    }
+
+    public func write(to url: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try ResultsFile.writeAtomically(try encoder.encode(self), to: url)
+    }
+}
