@@ -61,4 +61,45 @@ struct AllocationCounterTests {
             }
         }
     }
+
+    /// Holds the test-only design's per-element allocation so that it cannot be optimised away.
+    final class Holder: @unchecked Sendable { var last: Object? }  // written by the one stepping thread
+
+    /// Runs sync-step 3 times for `makeSubscriber` and returns a results file with that row,
+    /// named `locked` so that `compare` lines it up with the real `locked`.
+    static func resultsFile(elements n: Int, _ makeSubscriber: SyncStep.MakeSubscriber) throws -> ResultsFile {
+        var file = ResultsFileTests.sample()
+        let reps = try (0..<3).map { _ in try SyncStep.run(name: "locked", elements: n, makeSubscriber: makeSubscriber) }
+        file.rows = [.init(scenario: .syncStep, design: "locked", threads: 1, elements: n, status: "ok", failure: nil,
+                           repetitions: reps, summary: ResultsFile.Summary(reps))]
+        return file
+    }
+
+    @Test("end to end: the allocation gate flags a test-only design that allocates once more per element than locked")
+    func test_allocationGate_flagsOneMoreAllocationPerElement() throws {
+        AllocationCounter.install()
+        let n = 20_000
+        let locked: SyncStep.MakeSubscriber = { SteppingDesign.locked.makeSubscriber(stepper: $0) }
+        let holder = Holder()
+        let allocating: SyncStep.MakeSubscriber = { stepper in
+            SteppingDesign.locked.makeSubscriber { event in
+                holder.last = Object()  // the one extra allocation per element
+                stepper(event)
+            }
+        }
+        let baseline = try Self.resultsFile(elements: n, locked)
+        let same = try Self.resultsFile(elements: n, locked)
+        let worse = try Self.resultsFile(elements: n, allocating)
+
+        let aa = Comparison.compare(baseline: baseline, current: same)
+        #expect(aa.exactRegressions.isEmpty, "locked against itself: \(aa.exactRegressions)")
+
+        let ab = Comparison.compare(baseline: baseline, current: worse)
+        let row = try #require(ab.rows.first { $0.metric == "allocations_per_element" })
+        #expect(row.verdict == .regression)
+        #expect(abs((row.current ?? 0) - (row.baseline ?? 0) - 1) < 0.02,
+                "expected exactly one more allocation per element: \(String(describing: row.baseline)) → \(String(describing: row.current))")
+        #expect(ab.exactRegressions.map(\.metric) == ["allocations_per_element"])
+        #expect(try ab.render(.text).contains("REGRESSION"))
+    }
 }

@@ -178,10 +178,11 @@ public struct Comparison: Codable, Equatable, Sendable {
 
     /// One timing comparison (scenario, design and metric left blank for the caller): the ratio
     /// of medians, the 95% interval and the decision interval, both widened by `driftSD`.
+    /// `reportInterval: false` skips the 95% interval (the synthetic trials need only the verdict).
     public static func timing(baseline a: [Double], current b: [Double], driftSD: Double, decisionTail: Double,
-                              minEffect: Double) -> Row {
-        let ratio = Statistics.median(b) / Statistics.median(a)
+                              minEffect: Double, reportInterval: Bool = true) -> Row {
         let ba = MedianBootstrap(a), bb = MedianBootstrap(b)
+        let ratio = bb.median / ba.median
         func widened(tail: Double) -> (Double, Double) {
             let (low, high) = MedianBootstrap.ratioInterval(baseline: ba, current: bb, tail: tail)
             guard driftSD > 0 else { return (low, high) }
@@ -189,10 +190,10 @@ public struct Comparison: Codable, Equatable, Sendable {
             let down = max(0, d - log(low)), up = max(0, log(high) - d)
             return (exp(d - (down * down + w * w).squareRoot()), exp(d + (up * up + w * w).squareRoot()))
         }
-        let (low, high) = widened(tail: 0.025)
         let (decisionLow, decisionHigh) = widened(tail: decisionTail)
+        let (low, high) = reportInterval ? widened(tail: 0.025) : (decisionLow, decisionHigh)
         return Row(scenario: "", design: "", threads: 0, metric: "", exact: false,
-                   baseline: Statistics.median(a), current: Statistics.median(b), ratio: ratio, ciLow: low, ciHigh: high,
+                   baseline: ba.median, current: bb.median, ratio: ratio, ciLow: low, ciHigh: high,
                    verdict: verdict(low: decisionLow, high: decisionHigh, minEffect: minEffect),
                    decisionLow: decisionLow, decisionHigh: decisionHigh)
     }

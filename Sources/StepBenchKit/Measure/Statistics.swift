@@ -1,5 +1,6 @@
 import Foundation
 import StepBenchScenarios
+import Synchronization
 
 /// Order statistics over repetitions: median and a percentile-bootstrap 95% confidence
 /// interval of the median. Deterministic: the resampling generator is seeded.
@@ -48,6 +49,8 @@ public enum Statistics {
 /// quantiles are found by bisection. Deterministic, and cheap enough to repeat thousands of
 /// times in the detector's synthetic trials (`DetectorTests`).
 public struct MedianBootstrap: Sendable {
+    /// The sample's median (the usual one: the mean of the middle two when n is even).
+    public let median: Double
     /// log of the order statistics that carry probability, ascending, and their masses.
     public let logValues: [Double]
     public let masses: [Double]
@@ -55,23 +58,44 @@ public struct MedianBootstrap: Sendable {
     /// `values` must be positive (they are timings).
     public init(_ values: [Double]) {
         precondition(!values.isEmpty && values.allSatisfy { $0 > 0 }, "bootstrap of positive values only")
-        let sorted = values.sorted()
-        let n = sorted.count
-        let k = (n + 1) / 2
-        var logs: [Double] = [], masses: [Double] = []
-        var previous = 0.0
-        for j in 1...n {
-            let cumulative = j == n ? 1 : Statistics.binomialUpperTail(n: n, p: Double(j) / Double(n), atLeast: k)
-            let mass = cumulative - previous
-            previous = cumulative
-            if mass > 1e-13 {
-                logs.append(Foundation.log(sorted[j - 1]))
-                masses.append(mass)
+        // libc's qsort: the generic `sorted()` is unspecialised and slow in debug builds, where
+        // the detector's synthetic trials run it tens of thousands of times.
+        var sorted = values
+        sorted.withUnsafeMutableBufferPointer { buffer in
+            qsort(buffer.baseAddress!, buffer.count, MemoryLayout<Double>.stride) { a, b in
+                let x = a!.load(as: Double.self), y = b!.load(as: Double.self)
+                return x < y ? -1 : x > y ? 1 : 0
             }
+        }
+        let n = sorted.count
+        median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+        let all = Self.orderStatisticMasses(n: sorted.count)
+        var logs: [Double] = [], masses: [Double] = []
+        for (j, mass) in all.enumerated() where mass > 1e-13 {
+            logs.append(Foundation.log(sorted[j]))
+            masses.append(mass)
         }
         logValues = logs
         self.masses = masses
     }
+
+    /// P(m* = x₍ⱼ₎) for j = 1…n: depends on n alone, so it is computed once per n.
+    static func orderStatisticMasses(n: Int) -> [Double] {
+        if let cached = massCache.withLock({ $0[n] }) { return cached }
+        let k = (n + 1) / 2
+        var masses: [Double] = []
+        masses.reserveCapacity(n)
+        var previous = 0.0
+        for j in 1...n {
+            let cumulative = j == n ? 1 : Statistics.binomialUpperTail(n: n, p: Double(j) / Double(n), atLeast: k)
+            masses.append(max(0, cumulative - previous))
+            previous = cumulative
+        }
+        massCache.withLock { $0[n] = masses }
+        return masses
+    }
+
+    private static let massCache = Mutex<[Int: [Double]]>([:])
 
     /// Standard deviation of the bootstrap distribution of log(median).
     public var logStandardDeviation: Double {
@@ -98,7 +122,7 @@ public struct MedianBootstrap: Sendable {
                                      tail: Double) -> (low: Double, high: Double) {
         func quantile(_ q: Double) -> Double {
             var lo = b.logValues.first! - a.logValues.last! - 1e-9, hi = b.logValues.last! - a.logValues.first! + 1e-9
-            for _ in 0..<80 {
+            for _ in 0..<48 {  // the range is a few tenths in log space: 2⁻⁴⁸ of it is far below any digit shown
                 let mid = (lo + hi) / 2
                 if differenceCDF(baseline: a, current: b, mid) >= q { hi = mid } else { lo = mid }
             }

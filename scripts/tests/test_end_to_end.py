@@ -1,0 +1,48 @@
+"""End to end through the binary: two runs of one build compare as "no regression".
+
+Seven separate `stepbench run`s of sync-step (atomic) and its floor, 101 paired repetitions each:
+five are A/A runs that measure this machine's noise (`stepbench noise`), the last two are
+compared with that profile (`stepbench compare --noise`), exactly as scripts/regress compares a
+build with its baseline. Uses the debug binary that scripts/test builds (or STEPBENCH_BIN)."""
+import json
+import subprocess
+
+from scripts.tests.test_export import stepbench
+
+RUN = ["run", "--allow-debug", "--scenario", "sync-step,floor-sync", "--design", "atomic",
+       "--elements", "2000", "--repetitions", "101"]
+
+
+def run(tmp_path, name):
+    out = tmp_path / f"{name}.json"
+    done = subprocess.run([stepbench(), *RUN, "--output", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return str(out)
+
+
+def test_two_runs_of_one_build_compare_as_no_regression(tmp_path):
+    runs = [run(tmp_path, f"aa{i}") for i in range(7)]
+    noise = tmp_path / "noise.json"
+    made = subprocess.run([stepbench(), "noise", *runs[:5], "--output", str(noise)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    done = subprocess.run([stepbench(), "compare", "--noise", str(noise), "--format", "json", runs[5], runs[6]],
+                          capture_output=True, text=True)
+    comparison = json.loads(done.stdout)
+    verdicts = {(r["design"], r["metric"]): r["verdict"] for r in comparison["rows"]}
+    assert done.returncode == 0, f"A/A flagged a regression: {verdicts}"
+    assert "regression" not in verdicts.values() and "failed" not in verdicts.values()
+    assert verdicts[("atomic", "allocations_per_element")] == "unchanged"
+    assert ("atomic", "ns_per_element_vs_floor") in verdicts
+    assert comparison["noiseProfile"] and comparison["decisionLevel"] > 0.99
+
+
+def test_compare_names_a_bad_noise_profile(tmp_path):
+    good = run(tmp_path, "one")
+    bad = tmp_path / "noise.json"
+    bad.write_text(json.dumps({"schema": "something-else/9"}))
+    done = subprocess.run([stepbench(), "compare", "--noise", str(bad), good, good], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "noise.json" in done.stderr and "not a noise profile" in done.stderr
+    few = subprocess.run([stepbench(), "noise", good, good, "--output", str(tmp_path / "n.json")], capture_output=True, text=True)
+    assert few.returncode == 1 and "at least 3" in few.stderr
+    assert not (tmp_path / "n.json").exists()
