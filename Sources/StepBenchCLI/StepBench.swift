@@ -9,7 +9,7 @@ public struct StepBench: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "stepbench",
         abstract: "Measure the stepping-subscriber designs: throughput, latency, allocations.",
-        subcommands: [Run.self, List.self, Compare.self, Noise.self, ProfileCommand.self, Export.self])
+        subcommands: [Run.self, List.self, Compare.self, Noise.self, Merge.self, ProfileCommand.self, Export.self])
 
     public init() {}
 
@@ -209,7 +209,7 @@ struct Compare: ParsableCommand {
     @Option(help: "text, markdown or json.")
     var format: String = ComparisonFormat.text.rawValue
 
-    @Flag(help: "Exit 2 only for exact metrics (instructions, allocations, failed verification); timing is shown as information.")
+    @Flag(help: "Compare only the exact metrics (instructions, allocations, failed verification): the CI gate. Timing rows are left out.")
     var exactOnly = false
 
     @Option(help: "Noise profile of this machine kind (results/<machine-id>/noise.json, from `stepbench noise`): widens each timing interval by the between-run drift it measured. Without it only the noise within each run is accounted for.")
@@ -245,7 +245,8 @@ struct Compare: ParsableCommand {
         if let profile, profile.machineId != files[1].machine.machineID {
             FileHandle.standardError.write(Data("stepbench compare: warning: the noise profile is of machine kind \(profile.machineId), the current file of \(files[1].machine.machineID); its drift allowances may not fit\n".utf8))
         }
-        let comparison = Comparison.compare(baseline: files[0], current: files[1], minEffect: minEffect, noise: profile)
+        var comparison = Comparison.compare(baseline: files[0], current: files[1], minEffect: minEffect, noise: profile)
+        if exactOnly { comparison.rows.removeAll { !$0.exact } }  // timing is not judged here: do not print verdicts for it
         print(try comparison.render(ComparisonFormat(rawValue: format)!), terminator: "")
         if !(exactOnly ? comparison.exactRegressions : comparison.regressions).isEmpty { throw ExitCode(2) }
     }
@@ -262,10 +263,15 @@ struct Noise: ParsableCommand {
     @Option(help: "Where to write the profile (JSON, written atomically).")
     var output: String
 
+    @Option(help: "The runs are the processes of an interleaved A/A session (scripts/abtest --update-noise), N processes per side: profile the interleaved protocol instead of single runs.")
+    var interleaved: Int?
+
     func run() throws {
         let profile: NoiseProfile
         do {
-            profile = try NoiseProfile.measure(runs: runs.map { try ResultsFile.read(Compare.resolve($0)) })
+            let files = try runs.map { try ResultsFile.read(Compare.resolve($0)) }
+            profile = try interleaved.map { try NoiseProfile.measureInterleaved(processes: files, samplesPerSide: $0) }
+                ?? NoiseProfile.measure(runs: files)
             try profile.write(to: URL(fileURLWithPath: output))
         } catch let e as ResultsError {
             throw ValidationError(e.description)
@@ -277,6 +283,28 @@ struct Noise: ParsableCommand {
                   + String(format: " %6d  %9.2f%%  %8.2f%%  %7.2f%%", e.repetitions, 100 * e.samplingSD, 100 * e.betweenSD, 100 * e.driftSD))
         }
         print("noise profile of \(profile.machineId) from \(profile.runs) runs written to \(output)")
+    }
+}
+
+struct Merge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Merge results files of separate processes (one configuration) into one whose repetitions are the processes (each its medians).",
+        discussion: "scripts/abtest merges each build's interleaved processes this way before comparing them.")
+
+    @Argument(help: "Results files, one per process.")
+    var runs: [String]
+
+    @Option(help: "Where to write the merged file (JSON, written atomically).")
+    var output: String
+
+    func run() throws {
+        do {
+            let merged = try ResultsFile.mergedPerProcess(runs.map { try ResultsFile.read(Compare.resolve($0)) })
+            try merged.write(to: URL(fileURLWithPath: output))
+            print("\(merged.aggregation ?? "merged") written to \(output)")
+        } catch let e as ResultsError {
+            throw ValidationError(e.description)
+        }
     }
 }
 

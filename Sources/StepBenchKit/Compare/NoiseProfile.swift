@@ -39,6 +39,11 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     public var gitCommit: String
     public var createdAt: String
     public var runs: Int
+    /// How the comparisons this profile describes are made: nil or "single-run" (one run
+    /// against a stored baseline, `stepbench noise`), or "interleaved-processes" (`scripts/abtest`:
+    /// both builds' processes interleaved in one session, each side merged per process; built by
+    /// `stepbench noise --interleaved`).
+    public var method: String? = nil
     public var entries: [Entry]
 
     public func driftSD(scenario: String, design: String, threads: Int, metric: String) -> Double? {
@@ -85,6 +90,37 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         }
         return NoiseProfile(schema: currentSchema, machineId: machine.machineID, gitCommit: machine.gitCommit,
                             createdAt: ISO8601DateFormatter().string(from: Date()), runs: runs.count, entries: entries)
+    }
+
+    /// The profile of the interleaved protocol, from an A/A session: `processes` are the runs of
+    /// one build (both "sides"), each one process. A process's value of a metric is the median
+    /// of its repetitions; residuals are taken around the session's median, so any slow drift
+    /// inside the session stays in them (interleaving cancels it between the sides, the
+    /// synthetic trials do not assume so). `samplesPerSide` processes make one side.
+    public static func measureInterleaved(processes: [ResultsFile], samplesPerSide: Int) throws -> NoiseProfile {
+        guard processes.count >= 6, samplesPerSide >= 3 else {
+            throw ResultsError("an interleaved noise profile needs at least 6 processes and 3 per side (got \(processes.count), \(samplesPerSide))")
+        }
+        let merged = try ResultsFile.mergedPerProcess(processes)
+        var entries: [Entry] = []
+        for row in merged.rows where row.status == "ok" {
+            for (metric, values) in Comparison.timingSamples(row, in: merged) where values.allSatisfy({ $0 > 0 }) {
+                let logs = values.map { log($0) }
+                let center = Statistics.median(logs)
+                let residuals = logs.map { $0 - center }
+                let between = (residuals.map { $0 * $0 }.reduce(0, +) / Double(residuals.count - 1)).squareRoot()
+                entries.append(Entry(
+                    scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
+                    repetitions: samplesPerSide,
+                    samplingSD: MedianBootstrap(Array(values.prefix(samplesPerSide))).logStandardDeviation,
+                    betweenSD: between, driftSD: 0,
+                    residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
+            }
+        }
+        var profile = NoiseProfile(schema: currentSchema, machineId: merged.machine.machineID, gitCommit: merged.machine.gitCommit,
+                                   createdAt: ISO8601DateFormatter().string(from: Date()), runs: processes.count, entries: entries)
+        profile.method = "interleaved-processes"
+        return profile
     }
 
     public static func read(_ url: URL) throws -> NoiseProfile {

@@ -13,6 +13,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     public var peakRSSBytes: UInt64
     /// Exact instruction counts from `stepbench profile` (callgrind); absent in timing runs.
     public var profiles: [ProfileRow]?
+    /// Set by `stepbench merge`: each repetition is then one whole process (its medians), e.g.
+    /// "per-process medians of 20 runs". Absent in a file written by `stepbench run`.
+    public var aggregation: String? = nil
 
     /// Instructions per element of one (scenario, design): the difference of two callgrind runs
     /// of `elementsHigh` and `elementsLow` elements, so start-up and set-up cancel out.
@@ -177,4 +180,61 @@ public struct ResultsFile: Codable, Equatable, Sendable {
 public struct ResultsError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+extension ResultsFile {
+    /// `stepbench merge`: one file whose repetitions are whole processes. Each input file (one
+    /// `stepbench run` process) becomes one repetition per row, holding that process's medians
+    /// (time, CPU time, allocations and, with latency, each percentile). Comparing such files
+    /// treats the process as the unit, which is what varies between runs: a process's heap and
+    /// code layout and the neighbours during its life. `scripts/abtest` interleaves the
+    /// processes of two builds and compares their merged files.
+    public static func mergedPerProcess(_ files: [ResultsFile]) throws -> ResultsFile {
+        guard let first = files.first else { throw ResultsError("merge: no results files given") }
+        func key(_ r: Row) -> String { "\(r.scenario.rawValue)|\(r.design)|\(r.threads)" }
+        for file in files {
+            guard file.machine.machineID == first.machine.machineID else {
+                throw ResultsError("merge: files from different machine kinds (\(first.machine.machineID), \(file.machine.machineID))")
+            }
+            guard file.aggregation == nil else { throw ResultsError("merge: a file is already merged (\(file.aggregation!)); merge the runs themselves") }
+            guard Set(file.rows.map(key)) == Set(first.rows.map(key)) else {
+                throw ResultsError("merge: the runs measured different combinations; merge runs of one configuration")
+            }
+        }
+        func median(_ values: [UInt64]) -> UInt64 { UInt64(Statistics.median(values.map(Double.init)).rounded()) }
+        var merged = first
+        merged.rows = first.rows.map { row in
+            var out = row
+            out.repetitions = []
+            out.failure = nil
+            for file in files {
+                let r = file.rows.first { key($0) == key(row) }!
+                guard r.status == "ok", !r.repetitions.isEmpty else {
+                    out.status = "failed"
+                    out.failure = out.failure ?? r.failure ?? "failed in one process"
+                    continue
+                }
+                let reps = r.repetitions
+                let latency: LatencySummary? = reps.allSatisfy { $0.latency != nil } ? {
+                    let l = reps.map { $0.latency! }
+                    return LatencySummary(count: median(l.map(\.count)), p50: median(l.map(\.p50)), p90: median(l.map(\.p90)),
+                                          p99: median(l.map(\.p99)), p999: median(l.map(\.p999)),
+                                          p9999: median(l.map(\.p9999)), max: median(l.map(\.max)))
+                }() : nil
+                out.repetitions.append(RepetitionResult(
+                    elapsedNanoseconds: median(reps.map(\.elapsedNanoseconds)), elements: reps[0].elements,
+                    allocations: median(reps.map(\.allocations)), cpuNanoseconds: median(reps.map(\.cpuNanoseconds)),
+                    latency: latency))
+            }
+            if out.status != "ok" { out.repetitions = [] }
+            out.summary = out.status == "ok" ? Summary(out.repetitions) : nil
+            return out
+        }
+        merged.configuration.repetitions = files.count
+        merged.aggregation = "per-process medians of \(files.count) runs of \(first.configuration.repetitions) repetitions"
+        merged.createdAt = ISO8601DateFormatter().string(from: Date())
+        merged.peakRSSBytes = files.map(\.peakRSSBytes).max() ?? 0
+        merged.computeRatios()
+        return merged
+    }
 }

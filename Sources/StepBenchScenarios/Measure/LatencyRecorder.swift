@@ -31,4 +31,8 @@ public struct LatencySummary: Codable, Equatable, Sendable {
     public var p999: UInt64
     public var p9999: UInt64
     public var max: UInt64
+
+    public init(count: UInt64, p50: UInt64, p90: UInt64, p99: UInt64, p999: UInt64, p9999: UInt64, max: UInt64) {
+        (self.count, self.p50, self.p90, self.p99, self.p999, self.p9999, self.max) = (count, p50, p90, p99, p999, p9999, max)
+    }
 }
