@@ -112,7 +112,9 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                 entries.append(Entry(
                     scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
                     repetitions: samplesPerSide,
-                    samplingSD: MedianBootstrap(Array(values.prefix(samplesPerSide))).logStandardDeviation,
+                    // sd of a median of K processes: 1.2533·σ/√K, σ from the residuals' MAD (the
+                    // bootstrap of 20 values understates it: their median has few distinct values).
+                    samplingSD: 1.2533 * 1.4826 * Statistics.median(residuals.map(abs)) / Double(samplesPerSide).squareRoot(),
                     betweenSD: between, driftSD: 0,
                     residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
             }

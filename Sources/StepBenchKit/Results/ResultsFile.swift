@@ -201,7 +201,7 @@ extension ResultsFile {
                 throw ResultsError("merge: the runs measured different combinations; merge runs of one configuration")
             }
         }
-        func median(_ values: [UInt64]) -> UInt64 { UInt64(Statistics.median(values.map(Double.init)).rounded()) }
+        func median(_ values: [UInt64]) -> UInt64 { UInt64(Statistics.median(values.map { Double($0) }).rounded()) }
         var merged = first
         merged.rows = first.rows.map { row in
             var out = row
