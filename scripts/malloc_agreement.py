@@ -22,6 +22,8 @@ TOLERANCE = 0.01
 # Benchmarks whose counts depend on thread timing (see Benchmarks/SteppingBenchmarks).
 NONDETERMINISTIC_SCENARIOS = {"cancel-race", "pace-jitter"}
 NONDETERMINISTIC_DESIGNS = {"actor"}
+# The thread count each benchmark runs at: the suite asks `threadCounts(requested: [2])`.
+TWO_THREAD_SCENARIOS = {"async-step", "floor-pingpong", "stale-storm", "cancel-race", "fan-out"}
 
 
 class InputError(Exception):
@@ -50,9 +52,9 @@ def load_benchmark_counts(directory: str) -> dict[str, int]:
     return counts
 
 
-def load_stepbench_rows(paths: list[str]) -> dict[str, tuple[int, int, int, float]]:
+def load_stepbench_rows(paths: list[str]) -> dict[tuple[str, int], tuple[int, int, int, float]]:
     """(threads, elements, elements counted per repetition, median allocations per element) per
-    benchmark-style name. The two element counts differ for fan-out, whose `elements` are per
+    (benchmark-style name, threads). The two element counts differ for fan-out, whose `elements` are per
     pipeline: a repetition counts threads × elements."""
     rows = {}
     for path in paths:
@@ -69,21 +71,24 @@ def load_stepbench_rows(paths: list[str]) -> dict[str, tuple[int, int, int, floa
             per = sorted(r["allocations"] / r["elements"] for r in row["repetitions"])
             median = per[len(per) // 2] if len(per) % 2 else (per[len(per) // 2 - 1] + per[len(per) // 2]) / 2
             name = row["scenario"] if row["design"] == "floor" else f"{row['scenario']}_{row['design']}"
-            rows[name] = (row["threads"], row["elements"], row["repetitions"][0]["elements"], median)
+            rows[(name, row["threads"])] = (row["threads"], row["elements"], row["repetitions"][0]["elements"], median)
     return rows
 
 
-def agreement(bench: dict[str, int], stepbench: dict[str, tuple[int, int, int, float]],
+def agreement(bench: dict[str, int], stepbench: dict[tuple[str, int], tuple[int, int, int, float]],
               elements_per_iteration: dict[str, int]) -> list[dict]:
-    """One entry per deterministic benchmark measured by both tools."""
+    """One entry per deterministic benchmark; each must have been measured by stepbench too, at
+    the benchmark's thread count."""
     result = []
     for name, count in sorted(bench.items()):
         scenario, _, design = name.partition("_")
         if scenario in NONDETERMINISTIC_SCENARIOS or design in NONDETERMINISTIC_DESIGNS:
             continue
-        if name not in stepbench:
-            continue
-        threads, elements, counted, jemalloc = stepbench[name]
+        key = (name, 2 if scenario in TWO_THREAD_SCENARIOS else 1)
+        if key not in stepbench:
+            raise InputError(f"{name}: stepbench measured no {scenario} {design or 'floor'} at {key[1]} thread(s); "
+                             "run it for every deterministic benchmark")
+        threads, elements, counted, jemalloc = stepbench[key]
         per_iteration = elements_per_iteration.get(scenario)
         if per_iteration is None:
             raise InputError(f"no elements per iteration known for benchmark scenario {scenario}")

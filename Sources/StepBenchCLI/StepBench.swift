@@ -246,7 +246,8 @@ struct Compare: ParsableCommand {
             FileHandle.standardError.write(Data("stepbench compare: warning: the noise profile is of machine kind \(profile.machineId), the current file of \(files[1].machine.machineID); its drift allowances may not fit\n".utf8))
         }
         var comparison = Comparison.compare(baseline: files[0], current: files[1], minEffect: minEffect, noise: profile)
-        if exactOnly { comparison.rows.removeAll { !$0.exact } }  // timing is not judged here: do not print verdicts for it
+        // Timing is not judged here: do not print verdicts for it (rows missing on one side stay).
+        if exactOnly { comparison.rows.removeAll { !$0.exact && $0.verdict != .onlyInBaseline && $0.verdict != .onlyInCurrent } }
         print(try comparison.render(ComparisonFormat(rawValue: format)!), terminator: "")
         if !(exactOnly ? comparison.exactRegressions : comparison.regressions).isEmpty { throw ExitCode(2) }
     }

@@ -47,9 +47,22 @@ struct DetectorTests {
         }
     }
 
-    static func verdict(_ entry: NoiseProfile.Entry, slowdown: Double, tail: Double, rng: inout SplitMix64) -> Comparison.Verdict {
+    /// One synthetic comparison. For a single-run profile the drift allowance is not the true
+    /// drift: as in reality, it is re-estimated in every trial from `profile.runs` synthetic A/A
+    /// runs (between-run σ of their log-medians, less the sampling σ), and `compare` is told how
+    /// many runs it came from.
+    static func verdict(_ entry: NoiseProfile.Entry, in profile: NoiseProfile, slowdown: Double, tail: Double,
+                        rng: inout SplitMix64) -> Comparison.Verdict {
+        var drift = 0.0, runs: Int? = nil
+        if !isInterleaved(profile) {
+            let medians = (0..<profile.runs).map { _ in log(MedianBootstrap(sample(entry, factor: 1, rng: &rng)).median) }
+            let mean = medians.reduce(0, +) / Double(medians.count)
+            let between2 = medians.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(medians.count - 1)
+            drift = max(0, between2 - entry.samplingSD * entry.samplingSD).squareRoot()
+            runs = profile.runs
+        }
         let a = sample(entry, factor: 1, rng: &rng), b = sample(entry, factor: slowdown, rng: &rng)
-        return Comparison.timing(baseline: a, current: b, driftSD: entry.driftSD, decisionTail: tail,
+        return Comparison.timing(baseline: a, current: b, driftSD: drift, driftRuns: runs, decisionTail: tail,
                                  minEffect: 0.05, reportInterval: false).verdict
     }
 
@@ -69,7 +82,7 @@ struct DetectorTests {
             var falseAlarms = 0, flaggedRows: [String: Int] = [:]
             for _ in 0..<Self.trials {
                 var alarmed = false
-                for entry in profile.entries where Self.verdict(entry, slowdown: 1, tail: tail, rng: &rng) == .regression {
+                for entry in profile.entries where Self.verdict(entry, in: profile, slowdown: 1, tail: tail, rng: &rng) == .regression {
                     alarmed = true
                     flaggedRows[entry.key, default: 0] += 1
                 }
@@ -106,7 +119,7 @@ struct DetectorTests {
                 var hidden = 0
                 for slowdown in slowdowns {
                     var counts: [Comparison.Verdict: Int] = [:]
-                    for _ in 0..<Self.trials { counts[Self.verdict(entry, slowdown: slowdown, tail: tail, rng: &rng), default: 0] += 1 }
+                    for _ in 0..<Self.trials { counts[Self.verdict(entry, in: profile, slowdown: slowdown, tail: tail, rng: &rng), default: 0] += 1 }
                     caught[slowdown] = counts[.regression, default: 0]
                     if slowdown == 1.05 { hidden = counts[.unchanged, default: 0] + counts[.improvement, default: 0] }
                 }

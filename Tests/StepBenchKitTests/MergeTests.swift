@@ -9,7 +9,14 @@ struct MergeTests {
         var f = ResultsFileTests.sample()
         f.rows.removeAll { $0.status != "ok" }
         for i in f.rows.indices {
-            f.rows[i].repetitions = f.rows[i].repetitions.map { var r = $0; r.elapsedNanoseconds = UInt64(Double(r.elapsedNanoseconds) * scale); return r }
+            f.rows[i].repetitions = f.rows[i].repetitions.enumerated().map { j, rep in
+                var r = rep
+                r.elapsedNanoseconds = UInt64(Double(r.elapsedNanoseconds) * scale)
+                r.cpuNanoseconds = UInt64(Double(r.cpuNanoseconds) * scale)
+                r.allocations = UInt64(100 * scale) + UInt64(j)  // median over j = 0…4: +2
+                r.latency?.p99 = UInt64(300 * scale)
+                return r
+            }
         }
         return f
     }
@@ -23,6 +30,9 @@ struct MergeTests {
         // the sample's atomic repetitions are 1.000…1.004 ms per 10,000 elements: median 1.002 ms
         #expect(atomic.repetitions.map(\.elapsedNanoseconds) == [1_002_000, 1_102_200, 901_800])
         #expect(atomic.repetitions.allSatisfy { $0.latency?.p50 == 100 })
+        #expect(atomic.repetitions.map(\.cpuNanoseconds) == [990_000, 1_089_000, 891_000])
+        #expect(atomic.repetitions.map(\.allocations) == [102, 112, 92])
+        #expect(atomic.repetitions.map { $0.latency?.p99 } == [300, 330, 270])
         let ratio = try #require(atomic.summary?.ratioToFloor)
         #expect(ratio.isFinite && abs(ratio - 2) < 0.01, "ratio to floor \(ratio)")
         let paired = Comparison.timingSamples(atomic, in: merged).first { $0.metric == "ns_per_element_vs_floor" }
@@ -37,5 +47,17 @@ struct MergeTests {
         let merged = try ResultsFile.mergedPerProcess([Self.process(1), Self.process(1)])
         #expect(throws: ResultsError.self) { try ResultsFile.mergedPerProcess([merged, merged]) }
         #expect(throws: ResultsError.self) { try ResultsFile.mergedPerProcess([]) }
+    }
+
+    @Test func test_merge_aFailureInOneProcessFailsTheRow() throws {
+        var broken = Self.process(1)
+        broken.rows[1].status = "failed"
+        broken.rows[1].repetitions = []
+        broken.rows[1].failure = "sync-step atomic: 3 of 10000 inputs delivered"
+        let merged = try ResultsFile.mergedPerProcess([Self.process(1), broken, Self.process(1)])
+        let atomic = try #require(merged.rows.first { $0.design == "atomic" })
+        #expect(atomic.status == "failed" && atomic.repetitions.isEmpty && atomic.summary == nil)
+        #expect(atomic.failure?.contains("3 of 10000") == true)
+        #expect(merged.rows.first { $0.design == "seed" }?.status == "ok")
     }
 }

@@ -52,6 +52,9 @@ struct StatisticsTests {
         #expect(Statistics.binomialUpperTail(n: 5, p: 0.2, atLeast: 0) == 1)
         #expect(abs(Statistics.normalQuantile(0.975) - 1.959964) < 1e-5)
         #expect(abs(Statistics.normalQuantile(0.005) + 2.575829) < 1e-5)
+        #expect(abs(Statistics.studentTQuantile(0.975, degreesOfFreedom: 4) - 2.776445) < 1e-5)
+        #expect(abs(Statistics.studentTQuantile(0.995, degreesOfFreedom: 9) - 3.249836) < 1e-5)
+        #expect(abs(Statistics.studentTQuantile(0.025, degreesOfFreedom: 1) + 12.706205) < 1e-4)
     }
 
     @Test func test_exactBootstrap_agreesWithResampling() {

@@ -34,6 +34,8 @@ def test_two_runs_of_one_build_compare_as_no_regression(tmp_path):
     assert verdicts[("atomic", "allocations_per_element")] == "unchanged"
     assert ("atomic", "ns_per_element_vs_floor") in verdicts
     assert comparison["noiseProfile"] and comparison["decisionLevel"] > 0.99
+    # the drift allowance was found and applied to every timing row
+    assert all(r.get("driftSD") is not None for r in comparison["rows"] if not r["exact"] and r["verdict"] != "only-in-baseline")
 
 
 def test_compare_names_a_bad_noise_profile(tmp_path):

@@ -26,9 +26,26 @@ def write_results(tmp_path, rows):
     return str(path)
 
 
+def test_the_benchmarks_thread_count_is_the_one_compared(tmp_path):
+    """stale-storm runs at 2 threads in the suite: stepbench's 1-thread row must not stand in."""
+    bench = write_bench(tmp_path, {"stale-storm_seed": 20_024})
+    data = {"schema": "stepbench/1", "rows": [
+        {"scenario": "stale-storm", "design": "seed", "threads": t, "elements": 10_000, "status": "ok",
+         "repetitions": [{"allocations": a, "elements": 10_000}]} for t, a in [(2, 20_026), (1, 90_000)]]}
+    path = tmp_path / "threads.json"
+    path.write_text(json.dumps(data))
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(path)]), {"stale-storm": 10_000})
+    assert [(r["threads"], r["agrees"]) for r in rows] == [(2, True)]
+    only_one = tmp_path / "one.json"
+    data["rows"] = data["rows"][1:]
+    only_one.write_text(json.dumps(data))
+    with pytest.raises(ma.InputError, match="at 2 thread"):
+        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(only_one)]), {"stale-storm": 10_000})
+
+
 def test_counts_over_the_same_window_agree(tmp_path):
     bench = write_bench(tmp_path, {"sync-step_seed": 20_022, "sync-step_atomic": 20, "floor-sync": 18,
-                                   "cancel-race_seed": 4455})
+                                   "cancel-race_seed": 4455, "sync-step_actor": 220_060})
     results = write_results(tmp_path, [("sync-step", "seed", [20_024, 20_024, 20_025]),
                                        ("sync-step", "atomic", [22, 22, 22]), ("floor-sync", "floor", [20, 20, 20])])
     rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), ELEMENTS)

@@ -13,11 +13,13 @@ import StepBenchScenarios
 ///
 /// **Drift.** The bootstrap sees only the noise within each run. Given a ``NoiseProfile`` of this
 /// machine kind (`--noise`), each interval is widened, in log space, by the between-run drift
-/// the profile measured for that row and metric: half-width √(h² + (z·√2·σ_drift)²).
+/// the profile measured for that row and metric: half-width √(h² + (t·√2·σ̂_drift)²), where t is
+/// the Student-t quantile with (runs − 1) degrees of freedom: σ̂_drift is estimated from a few
+/// A/A runs, and treating it as known (a normal quantile) lets false alarms through.
 ///
 /// **Pairing.** `ns_per_element_vs_floor` divides each repetition of a design by the repetition
-/// of its floor scenario (floor-sync) taken right after it in the same run (the runner
-/// interleaves them). Drift of the whole machine largely cancels in the ratio: measured on this
+/// of its floor scenario (floor-sync; floor-pingpong for async-step) from the same round of the
+/// runner's interleaving (in a merged file: from the same process). Drift of the whole machine largely cancels in the ratio: measured on this
 /// machine, it drifts ~2% between runs where raw ns/element drifts 10–13% (noise.json).
 ///
 /// **Verdict.** Decided on a family-wise interval: with m timing comparisons in the two files,
@@ -74,8 +76,10 @@ public struct Comparison: Codable, Equatable, Sendable {
     public var rows: [Row]
 
     public var regressions: [Row] { rows.filter { $0.verdict == .regression || $0.verdict == .failed } }
-    /// Regressions in exact metrics only (instructions, allocations, failed verification): the CI gate.
-    public var exactRegressions: [Row] { regressions.filter(\.exact) }
+    /// Regressions in exact metrics only (instructions, allocations, failed verification), and
+    /// anything the baseline measured that the current file no longer does (a gate that silently
+    /// stops checking a row is no gate): the CI gate.
+    public var exactRegressions: [Row] { regressions.filter(\.exact) + rows.filter { $0.verdict == .onlyInBaseline } }
 
     static let timingMetrics: [(String, @Sendable (RepetitionResult) -> Double?)] = [
         ("ns_per_element", { $0.nsPerElement }),
@@ -143,7 +147,8 @@ public struct Comparison: Codable, Equatable, Sendable {
             for (name, b) in timingSamples(cur, in: current) {
                 guard let a = oldSamples[name] else { continue }
                 let drift = noise?.driftSD(scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: name)
-                var r = timing(baseline: a, current: b, driftSD: drift ?? 0, decisionTail: decisionTail, minEffect: minEffect)
+                var r = timing(baseline: a, current: b, driftSD: drift ?? 0, driftRuns: noise?.runs, decisionTail: decisionTail,
+                               minEffect: minEffect)
                 (r.scenario, r.design, r.threads, r.metric) = (cur.scenario.rawValue, cur.design, cur.threads, name)
                 r.driftSD = drift
                 rows.append(r)
@@ -162,6 +167,12 @@ public struct Comparison: Codable, Equatable, Sendable {
         }
         let oldProfiles = Dictionary((baseline.profiles ?? []).map { ("\($0.scenario.rawValue)|\($0.design)", $0) },
                                      uniquingKeysWith: { a, _ in a })
+        let newProfiles = Set((current.profiles ?? []).map { "\($0.scenario.rawValue)|\($0.design)" })
+        for old in baseline.profiles ?? [] where !newProfiles.contains("\(old.scenario.rawValue)|\(old.design)") {
+            rows.append(Row(scenario: old.scenario.rawValue, design: old.design, threads: 1, metric: "instructions_per_element",
+                            exact: true, baseline: old.instructionsPerElement, current: nil, ratio: nil, ciLow: nil, ciHigh: nil,
+                            verdict: .onlyInBaseline))
+        }
         for p in current.profiles ?? [] {
             guard let old = oldProfiles["\(p.scenario.rawValue)|\(p.design)"] else { continue }
             let ratio = p.instructionsPerElement / old.instructionsPerElement
@@ -178,14 +189,17 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// One timing comparison (scenario, design and metric left blank for the caller): the ratio
     /// of medians, the 95% interval and the decision interval, both widened by `driftSD`.
     /// `reportInterval: false` skips the 95% interval (the synthetic trials need only the verdict).
-    public static func timing(baseline a: [Double], current b: [Double], driftSD: Double, decisionTail: Double,
-                              minEffect: Double, reportInterval: Bool = true) -> Row {
+    /// `driftRuns`: how many A/A runs `driftSD` was estimated from (nil: known exactly).
+    public static func timing(baseline a: [Double], current b: [Double], driftSD: Double, driftRuns: Int? = nil,
+                              decisionTail: Double, minEffect: Double, reportInterval: Bool = true) -> Row {
         let ba = MedianBootstrap(a), bb = MedianBootstrap(b)
         let ratio = bb.median / ba.median
         func widened(tail: Double) -> (Double, Double) {
             let (low, high) = MedianBootstrap.ratioInterval(baseline: ba, current: bb, tail: tail)
             guard driftSD > 0 else { return (low, high) }
-            let d = log(ratio), w = Statistics.normalQuantile(1 - tail) * 2.0.squareRoot() * driftSD
+            let quantile = driftRuns.map { Statistics.studentTQuantile(1 - tail, degreesOfFreedom: max(1, $0 - 1)) }
+                ?? Statistics.normalQuantile(1 - tail)
+            let d = log(ratio), w = quantile * 2.0.squareRoot() * driftSD
             let down = max(0, d - log(low)), up = max(0, log(high) - d)
             return (exp(d - (down * down + w * w).squareRoot()), exp(d + (up * up + w * w).squareRoot()))
         }

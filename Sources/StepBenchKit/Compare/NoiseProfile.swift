@@ -55,6 +55,9 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         guard runs.count >= 3 else {
             throw ResultsError("a noise profile needs at least 3 A/A runs of one build (got \(runs.count)); between-run drift cannot be estimated from fewer")
         }
+        if let merged = runs.first(where: { $0.aggregation != nil }) {
+            throw ResultsError("a single-run noise profile needs the runs themselves, not merged files (\(merged.aggregation!)); for scripts/abtest sessions use --interleaved")
+        }
         let machine = runs[0].machine
         for run in runs where run.machine.machineID != machine.machineID {
             throw ResultsError("the A/A runs come from different machine kinds (\(machine.machineID), \(run.machine.machineID)); a noise profile is per machine kind")
@@ -98,8 +101,8 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     /// inside the session stays in them (interleaving cancels it between the sides, the
     /// synthetic trials do not assume so). `samplesPerSide` processes make one side.
     public static func measureInterleaved(processes: [ResultsFile], samplesPerSide: Int) throws -> NoiseProfile {
-        guard processes.count >= 6, samplesPerSide >= 3 else {
-            throw ResultsError("an interleaved noise profile needs at least 6 processes and 3 per side (got \(processes.count), \(samplesPerSide))")
+        guard processes.count >= 6, samplesPerSide >= 3, processes.count == 2 * samplesPerSide else {
+            throw ResultsError("an interleaved noise profile needs both sides' processes: 2 × \(samplesPerSide) files, at least 3 per side (got \(processes.count))")
         }
         let merged = try ResultsFile.mergedPerProcess(processes)
         var entries: [Entry] = []

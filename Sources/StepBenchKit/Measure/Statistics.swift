@@ -177,6 +177,22 @@ extension Statistics {
         return h
     }
 
+    /// The Student-t quantile with `degreesOfFreedom` (ν), by bisection on its CDF
+    /// P(T ≤ t) = 1 − ½·I_{ν/(ν+t²)}(ν/2, ½) for t ≥ 0.
+    public static func studentTQuantile(_ p: Double, degreesOfFreedom nu: Int) -> Double {
+        precondition(p > 0 && p < 1 && nu >= 1, "t quantile of \(p) with \(nu) degrees of freedom")
+        func cdf(_ t: Double) -> Double {
+            let tail = 0.5 * regularizedIncompleteBeta(x: Double(nu) / (Double(nu) + t * t), a: Double(nu) / 2, b: 0.5)
+            return t >= 0 ? 1 - tail : tail
+        }
+        var lo = -1e6, hi = 1e6
+        for _ in 0..<200 {
+            let mid = (lo + hi) / 2
+            if cdf(mid) < p { lo = mid } else { hi = mid }
+        }
+        return (lo + hi) / 2
+    }
+
     /// The standard normal quantile Φ⁻¹(p), by bisection on Φ (erfc): exact to ~1e-12.
     public static func normalQuantile(_ p: Double) -> Double {
         precondition(p > 0 && p < 1, "normal quantile of \(p)")

@@ -197,6 +197,10 @@ extension ResultsFile {
                 throw ResultsError("merge: files from different machine kinds (\(first.machine.machineID), \(file.machine.machineID))")
             }
             guard file.aggregation == nil else { throw ResultsError("merge: a file is already merged (\(file.aggregation!)); merge the runs themselves") }
+            guard file.machine.gitCommit == first.machine.gitCommit, file.machine.gitDirty == first.machine.gitDirty,
+                  file.configuration == first.configuration else {
+                throw ResultsError("merge: the runs come from different builds or configurations (commit \(first.machine.gitCommit.prefix(10)) vs \(file.machine.gitCommit.prefix(10))); merge the processes of one build and one configuration")
+            }
             guard Set(file.rows.map(key)) == Set(first.rows.map(key)) else {
                 throw ResultsError("merge: the runs measured different combinations; merge runs of one configuration")
             }
