@@ -93,15 +93,18 @@ struct DetectorTests {
         }
     }
 
-    /// The planted slowdown a paired row must catch in ≥ 95% of trials, in either protocol.
-    /// The target, 5%, is out of reach on the noise measured here (the paired ratio
-    /// drifts ~2% between runs and varies ~7% between processes): the printed power curve
-    /// records what is caught, and 30% is what the detector guarantees on this machine.
-    static func mustCatch(_ entry: NoiseProfile.Entry) -> Double? { isPaired(entry) ? 1.30 : nil }
+    /// The planted slowdown a row must catch in ≥ 95% of trials, if any: 30% on the paired rows
+    /// of the interleaved protocol (scripts/abtest). The target, 5%, is out of reach on
+    /// the noise measured here, and one run against a stored baseline cannot promise even 30%
+    /// (its paired rows drift 2–5% between runs, and that drift is itself only estimated from
+    /// 10 runs): for it the power curve is printed, and only quietness and honesty are asserted.
+    static func mustCatch(_ entry: NoiseProfile.Entry, in profile: NoiseProfile) -> Double? {
+        isPaired(entry) && isInterleaved(profile) ? 1.30 : nil
+    }
 
     /// On every row, a planted 5% slowdown is reported as a regression or as "too noisy to tell",
     /// never as "unchanged" or "improvement" (the detector does not hide what it cannot see); and
-    /// each paired row's `mustCatch` slowdown is caught. The fraction caught at 5%, 10%, 20% and
+    /// each row's `mustCatch` slowdown is caught. The fraction caught at 5%, 10%, 20% and
     /// 30% is printed for the record.
     @Test("A/B: planted slowdowns — caught where the noise allows, never called unchanged")
     func test_detector_plantedSlowdowns() throws {
@@ -112,9 +115,9 @@ struct DetectorTests {
             try #require(profile.entries.contains(where: Self.isPaired), "\(profile.machineId): the profile has no paired rows")
             var rng = SplitMix64(seed: 0x5_10)
             for entry in profile.entries {
-                let required = Self.mustCatch(entry)
-                // The larger slowdowns only where something is asserted: a trial costs a few ms in debug.
-                let slowdowns = required == nil ? [1.05] : [1.05, 1.10, 1.20, 1.30]
+                let required = Self.mustCatch(entry, in: profile)
+                // The power curve on the paired rows only: a trial costs a few ms in debug.
+                let slowdowns = Self.isPaired(entry) ? [1.05, 1.10, 1.20, 1.30] : [1.05]
                 var caught: [Double: Int] = [:]
                 var hidden = 0
                 for slowdown in slowdowns {

@@ -19,8 +19,9 @@ import StepBenchScenarios
 ///
 /// **Pairing.** `ns_per_element_vs_floor` divides each repetition of a design by the repetition
 /// of its floor scenario (floor-sync; floor-pingpong for async-step) from the same round of the
-/// runner's interleaving (in a merged file: from the same process). Drift of the whole machine largely cancels in the ratio: measured on this
-/// machine, it drifts ~2% between runs where raw ns/element drifts 10–13% (noise.json).
+/// runner's interleaving (in a merged file: from the same process). Drift of the whole machine
+/// largely cancels in the ratio: measured on this machine, it drifts 2–5% between runs where raw
+/// ns/element drifts 13–17% (noise.json).
 ///
 /// **Verdict.** Decided on a family-wise interval: with m timing comparisons in the two files,
 /// each at level 1 − 1%/m (Bonferroni), so a whole A/A comparison shows a false timing
