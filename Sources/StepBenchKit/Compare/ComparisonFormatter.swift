@@ -21,7 +21,11 @@ extension Comparison {
                  r.ciLow.flatMap { l in r.ciHigh.map { String(format: "[%.3f, %.3f]", l, $0) } } ?? (r.exact ? "exact" : "–"),
                  r.verdict == .regression || r.verdict == .failed ? r.verdict.rawValue.uppercased() : r.verdict.rawValue]
             }
-            let summary = "\(regressions.count) regression(s); baseline \(baselineCommit.prefix(10)), current \(currentCommit.prefix(10)), min effect \(Int(minEffect * 100))%"
+            let timing = rows.contains { !$0.exact && $0.ratio != nil }
+                ? String(format: "; timing verdicts on %.3f%% family-wise intervals%@", 100 * decisionLevel,
+                         noiseProfile.map { ", drift allowance from the \($0) noise profile" } ?? ", no drift allowance (no --noise)")
+                : ""
+            let summary = "\(regressions.count) regression(s); baseline \(baselineCommit.prefix(10)), current \(currentCommit.prefix(10)), min effect \(Int(minEffect * 100))%\(timing)"
             if format == .markdown {
                 let lines = ["| " + header.joined(separator: " | ") + " |", "|" + String(repeating: "---|", count: header.count)]
                     + body.map { "| " + $0.joined(separator: " | ") + " |" }
