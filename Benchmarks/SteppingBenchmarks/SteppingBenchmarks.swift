@@ -39,9 +39,12 @@ func allocationsAreDeterministic(_ scenario: ScenarioKind, _ design: SteppingDes
 ///   `stepbench compare` allows), so one extra allocation per element fails by 100×;
 ///   timing-dependent ones get +100% (cancel-race moved by 43% between two runs of one build),
 ///   which catches only a doubling: their exact gate is `stepbench compare` on deterministic rows.
-/// - wallClock, loose: +60% for the single-threaded scenarios and +150% for those that hand
-///   off between threads. Run-to-run drift on these shared 2-core VMs reaches ×1.8 for
-///   hand-offs; this gate is for disasters, `stepbench compare` and callgrind do the fine work.
+/// - wallClock, loose: +60% for the single-threaded scenarios. Where threads hand off, the p90
+///   swings by up to ×9 between runs of one build on these shared 2-core VMs (floor-pingpong:
+///   1.9 ms → 17.8 ms), so scripts/thresholds_policy.py removes their wall clock from the
+///   committed threshold files: measured and printed, not gated (the +150% here only matters
+///   when comparing two baselines). This gate is for disasters; `stepbench compare`,
+///   `scripts/abtest` and callgrind do the fine work.
 func thresholds(_ scenario: ScenarioKind, _ design: SteppingDesign?) -> [BenchmarkMetric: BenchmarkThresholds] {
     let malloc = allocationsAreDeterministic(scenario, design)
         ? BenchmarkThresholds(absolute: [.p90: max(1, elements(scenario) / 100)])
