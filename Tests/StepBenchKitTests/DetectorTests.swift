@@ -6,7 +6,7 @@ import Testing
 /// Proof that `stepbench compare`'s timing detector is quiet and sensitive on the noise this
 /// machine kind really has: synthetic A/A and A/B comparisons drawn from every committed noise
 /// profile (results/<machine-id>/noise.json, measured by `scripts/regress --update-baseline`
-/// from five A/A runs of the regress timing run).
+/// from ten A/A runs of the regress timing run).
 ///
 /// Each synthetic run of a (row, metric) draws the run's own drift, N(0, σ_drift²), and then
 /// each repetition's log value from the measured per-repetition residuals (inverse CDF of the
