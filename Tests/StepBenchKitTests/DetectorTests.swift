@@ -77,7 +77,7 @@ struct DetectorTests {
         let profiles = try Self.profiles()
         try #require(!profiles.isEmpty, "no results/*/noise.json: run scripts/regress --update-baseline and commit it")
         for profile in profiles {
-            let tail = Comparison.familyWiseAlpha / Double(profile.entries.count) / 2
+            let tail = Comparison.decisionTail(comparisons: profile.entries.count)
             var rng = SplitMix64(seed: 0xA_A)
             var falseAlarms = 0, flaggedRows: [String: Int] = [:]
             for _ in 0..<Self.trials {
@@ -111,7 +111,7 @@ struct DetectorTests {
         let profiles = try Self.profiles()
         try #require(!profiles.isEmpty, "no results/*/noise.json: run scripts/regress --update-baseline and commit it")
         for profile in profiles {
-            let tail = Comparison.familyWiseAlpha / Double(profile.entries.count) / 2
+            let tail = Comparison.decisionTail(comparisons: profile.entries.count)
             try #require(profile.entries.contains(where: Self.isPaired), "\(profile.machineId): the profile has no paired rows")
             var rng = SplitMix64(seed: 0x5_10)
             for entry in profile.entries {

@@ -91,6 +91,12 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// Family-wise false-alarm rate of a whole timing comparison.
     public static let familyWiseAlpha = 0.01
 
+    /// Each tail of the decision interval when `comparisons` timing comparisons share the
+    /// family-wise rate (Bonferroni).
+    public static func decisionTail(comparisons: Int) -> Double {
+        familyWiseAlpha / Double(max(1, comparisons)) / 2
+    }
+
     /// Every timing metric of `row` with its per-repetition samples: the raw metrics, and
     /// `ns_per_element_vs_floor` when `file` holds the row's floor with as many repetitions
     /// (repetition i of the design is paired with repetition i of the floor).
@@ -127,7 +133,7 @@ public struct Comparison: Codable, Equatable, Sendable {
             let oldMetrics = Set(timingSamples(old, in: baseline).map(\.metric))
             timingCount += timingSamples(cur, in: current).filter { oldMetrics.contains($0.metric) }.count
         }
-        let decisionTail = familyWiseAlpha / Double(max(1, timingCount)) / 2
+        let decisionTail = decisionTail(comparisons: timingCount)
         for cur in current.rows {
             seen.insert(key(cur))
             func row(_ metric: String, exact: Bool, verdict: Verdict) -> Row {
