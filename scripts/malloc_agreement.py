@@ -7,7 +7,10 @@ code, mallocCountTotal (its p90 per iteration, from `benchmark thresholds update
 divided by the elements per iteration must match stepbench's allocations per element for the
 same scenario, design, threads and elements, within TOLERANCE per element.
 
-    python3 scripts/malloc_agreement.py BENCH_DIR STEPBENCH_RESULTS.json [more results files]
+    python3 scripts/malloc_agreement.py BENCH_DIR CATALOG.json STEPBENCH_RESULTS.json [more results files]
+
+CATALOG.json is `stepbench list --format json`: it says which benchmarks have exact counts and
+each benchmark's threads and elements per iteration.
 
 Exit 0 when every pair agrees, 2 on a disagreement (a table names it), 1 on bad input.
 """
@@ -17,13 +20,13 @@ import json
 import os
 import sys
 
+try:
+    from scripts import catalog as cat
+except ImportError:  # run as a script from scripts/
+    import catalog as cat
+
 # The same 0.01 per element `stepbench compare` allows for the runtime's background threads.
 TOLERANCE = 0.01
-# Benchmarks whose counts depend on thread timing (see Benchmarks/SteppingBenchmarks).
-NONDETERMINISTIC_SCENARIOS = {"cancel-race", "pace-jitter"}
-NONDETERMINISTIC_DESIGNS = {"actor"}
-# The thread count each benchmark runs at: the suite asks `threadCounts(requested: [2])`.
-TWO_THREAD_SCENARIOS = {"async-step", "floor-pingpong", "stale-storm", "cancel-race", "fan-out"}
 
 
 class InputError(Exception):
@@ -76,24 +79,23 @@ def load_stepbench_rows(paths: list[str]) -> dict[tuple[str, int], tuple[int, in
 
 
 def agreement(bench: dict[str, int], stepbench: dict[tuple[str, int], tuple[int, int, int, float]],
-              elements_per_iteration: dict[str, int]) -> list[dict]:
-    """One entry per deterministic benchmark; each must have been measured by stepbench too, at
-    the benchmark's thread count."""
+              suite: dict[str, dict]) -> list[dict]:
+    """One entry per benchmark with an exact count (`suite`: the catalog's benchmarks by name);
+    each must have been measured by stepbench too, at the benchmark's threads and elements."""
     result = []
     for name, count in sorted(bench.items()):
-        scenario, _, design = name.partition("_")
-        if scenario in NONDETERMINISTIC_SCENARIOS or design in NONDETERMINISTIC_DESIGNS:
+        if name not in suite:
+            raise InputError(f"{name}: not a benchmark of the catalog; run the suite of the same build")
+        spec = suite[name]
+        if not spec["exactAllocations"]:
             continue
-        key = (name, 2 if scenario in TWO_THREAD_SCENARIOS else 1)
+        key = (name, spec["threads"])
         if key not in stepbench:
-            raise InputError(f"{name}: stepbench measured no {scenario} {design or 'floor'} at {key[1]} thread(s); "
-                             "run it for every deterministic benchmark")
+            raise InputError(f"{name}: stepbench measured no {spec['scenario']} {spec['design']} at {key[1]} thread(s); "
+                             "run it for every benchmark with an exact count")
         threads, elements, counted, jemalloc = stepbench[key]
-        per_iteration = elements_per_iteration.get(scenario)
-        if per_iteration is None:
-            raise InputError(f"no elements per iteration known for benchmark scenario {scenario}")
-        if per_iteration != elements:
-            raise InputError(f"{name}: stepbench measured {elements} elements per repetition, the benchmark {per_iteration}; "
+        if spec["elements"] != elements:
+            raise InputError(f"{name}: stepbench measured {elements} elements per repetition, the benchmark {spec['elements']}; "
                              "run stepbench with the benchmark's --elements")
         interposer = count / counted
         result.append(dict(name=name, threads=threads, interposer=interposer, jemalloc=jemalloc,
@@ -102,25 +104,15 @@ def agreement(bench: dict[str, int], stepbench: dict[tuple[str, int], tuple[int,
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 3:
-        print(__doc__.strip().splitlines()[-3], file=sys.stderr)
-        print("usage: malloc_agreement.py BENCH_DIR STEPBENCH_RESULTS.json [...] --elements scenario=N,...", file=sys.stderr)
+    if len(argv) < 4:
+        print("usage: malloc_agreement.py BENCH_DIR CATALOG.json STEPBENCH_RESULTS.json [...]  "
+              "(CATALOG.json: `stepbench list --format json`)", file=sys.stderr)
         return 1
-    args = argv[1:]
-    elements_per_iteration = {}
-    if "--elements" in args:
-        i = args.index("--elements")
-        try:
-            spec = args[i + 1]
-            elements_per_iteration = {k: int(v) for k, v in (p.split("=") for p in spec.split(","))}
-        except (IndexError, ValueError):
-            print("malloc_agreement: --elements needs scenario=N,... e.g. sync-step=10000,async-step=2000", file=sys.stderr)
-            return 1
-        del args[i:i + 2]
     try:
-        bench = load_benchmark_counts(args[0])
-        rows = agreement(bench, load_stepbench_rows(args[1:]), elements_per_iteration)
-    except InputError as error:
+        suite = cat.benchmarks(cat.load(argv[2]))
+        bench = load_benchmark_counts(argv[1])
+        rows = agreement(bench, load_stepbench_rows(argv[3:]), suite)
+    except (InputError, cat.CatalogError) as error:
         print(f"malloc_agreement: {error}", file=sys.stderr)
         return 1
     if not rows:

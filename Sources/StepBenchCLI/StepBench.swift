@@ -130,7 +130,20 @@ struct Run: ParsableCommand {
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List designs, scenarios and metrics.")
 
-    func run() {
+    @Option(help: "text, or json: the catalog scripts read (designs, scenarios, floors, element counts, the package-benchmark suite, which allocation counts are exact).")
+    var format: String = "text"
+
+    func validate() throws {
+        guard ["text", "json"].contains(format) else {
+            throw ValidationError("unknown format '\(format)'; valid formats: text, json")
+        }
+    }
+
+    func run() throws {
+        if format == "json" {
+            print(String(decoding: try ResultsFile.encoder().encode(Catalog.current), as: UTF8.self))
+            return
+        }
         print("designs:")
         for d in SteppingDesign.allCases { print("  \(d.rawValue)\(d == .default ? " (default)" : "")") }
         print("\nscenarios (elements per repetition: quick / full; threads):")

@@ -64,6 +64,38 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         return profile == .full ? (self == .paceJitter ? 500 : quick * 5) : quick
     }
 
+    /// Whether the number of allocations in one repetition is fixed by the code alone, so that
+    /// counts can be compared exactly (the CI gate, package-benchmark's thresholds, the malloc
+    /// agreement). It is not when thread timing decides it: the actor's mailbox allocates with
+    /// what is queued, cancel-race builds as many short subscriptions as the race allows, and
+    /// pace's timers are Dispatch's. Non-exact counts are compared like timings. The one
+    /// declaration: every tool and script reads it (scripts through `stepbench list --format json`).
+    public func allocationsAreExact(design: SteppingDesign?) -> Bool {
+        design != .actor && self != .cancelRace && self != .paceJitter
+    }
+
+    /// Elements per iteration of the package-benchmark suite (Benchmarks/SteppingBenchmarks): a
+    /// few milliseconds each, so one benchmark takes about a second (rounds for cancel-race, per
+    /// pipeline for fan-out). The CI gate runs stepbench with the same counts so that the two
+    /// tools' allocation counts can be compared for the same work.
+    public var suiteElements: Int {
+        switch self {
+        case .syncStep, .floorSync, .staleStorm, .fanOut: 10_000
+        case .asyncStep, .floorPingPong: 2_000
+        case .cancelRace: 50
+        case .paceJitter: 20
+        }
+    }
+
+    /// Threads of the package-benchmark suite's run of this scenario (racing scenarios at 2).
+    public var suiteThreads: Int { threadCounts(requested: [2]).first ?? 1 }
+
+    /// The package-benchmark name of (this scenario, design): `<scenario>_<design>`, floors
+    /// `<scenario>` (no spaces or `/`: threshold files are named after it).
+    public func benchmarkName(design: SteppingDesign?) -> String {
+        [rawValue, design?.rawValue].compactMap { $0 }.joined(separator: "_")
+    }
+
     /// Runs one repetition. `design` is ignored by floor rows.
     public func run(design: SteppingDesign?, threads: Int, elements: Int) throws -> RepetitionResult {
         switch self {

@@ -5,7 +5,23 @@ import pytest
 
 from scripts import malloc_agreement as ma
 
-ELEMENTS = {"sync-step": 10_000, "floor-sync": 10_000, "cancel-race": 50}
+
+def bench_spec(name, threads=1, elements=10_000, exact=True):
+    scenario, _, design = name.partition("_")
+    return {"name": name, "scenario": scenario, "design": design or "floor", "threads": threads,
+            "elements": elements, "exactAllocations": exact}
+
+
+SUITE = {b["name"]: b for b in [
+    bench_spec("sync-step_seed"), bench_spec("sync-step_atomic"), bench_spec("sync-step_locked"),
+    bench_spec("floor-sync"), bench_spec("sync-step_actor", exact=False),
+    bench_spec("cancel-race_seed", threads=2, elements=50, exact=False), bench_spec("stale-storm_seed", threads=2)]}
+
+
+def write_catalog(tmp_path, suite=SUITE):
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps({"designs": [], "scenarios": [], "benchmarks": list(suite.values())}))
+    return str(path)
 
 
 def write_bench(tmp_path, counts):
@@ -34,41 +50,45 @@ def test_the_benchmarks_thread_count_is_the_one_compared(tmp_path):
          "repetitions": [{"allocations": a, "elements": 10_000}]} for t, a in [(2, 20_026), (1, 90_000)]]}
     path = tmp_path / "threads.json"
     path.write_text(json.dumps(data))
-    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(path)]), {"stale-storm": 10_000})
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(path)]), SUITE)
     assert [(r["threads"], r["agrees"]) for r in rows] == [(2, True)]
     only_one = tmp_path / "one.json"
     data["rows"] = data["rows"][1:]
     only_one.write_text(json.dumps(data))
     with pytest.raises(ma.InputError, match="at 2 thread"):
-        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(only_one)]), {"stale-storm": 10_000})
+        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(only_one)]), SUITE)
 
 
-def test_counts_over_the_same_window_agree(tmp_path):
+def test_counts_over_the_same_window_agree_and_timing_dependent_ones_are_skipped(tmp_path):
     bench = write_bench(tmp_path, {"sync-step_seed": 20_022, "sync-step_atomic": 20, "floor-sync": 18,
                                    "cancel-race_seed": 4455, "sync-step_actor": 220_060})
     results = write_results(tmp_path, [("sync-step", "seed", [20_024, 20_024, 20_025]),
                                        ("sync-step", "atomic", [22, 22, 22]), ("floor-sync", "floor", [20, 20, 20])])
-    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), ELEMENTS)
-    assert [r["name"] for r in rows] == ["floor-sync", "sync-step_atomic", "sync-step_seed"]  # cancel-race skipped
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), SUITE)
+    assert [r["name"] for r in rows] == ["floor-sync", "sync-step_atomic", "sync-step_seed"]  # not exact: skipped
     assert all(r["agrees"] for r in rows)
-    assert ma.main(["x", bench, results, "--elements", "sync-step=10000,floor-sync=10000"]) == 0
+    assert ma.main(["x", bench, write_catalog(tmp_path), results]) == 0
 
 
 def test_one_allocation_per_element_more_disagrees(tmp_path):
     bench = write_bench(tmp_path, {"sync-step_locked": 10_020})
     results = write_results(tmp_path, [("sync-step", "locked", [22, 22, 22])])
-    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), ELEMENTS)
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), SUITE)
     assert [r["agrees"] for r in rows] == [False]
-    assert ma.main(["x", bench, results, "--elements", "sync-step=10000"]) == 2
+    assert ma.main(["x", bench, write_catalog(tmp_path), results]) == 2
 
 
 def test_bad_input_is_named(tmp_path, capsys):
     results = write_results(tmp_path, [("sync-step", "locked", [22])])
-    assert ma.main(["x", str(tmp_path / "missing"), results, "--elements", "sync-step=10000"]) == 1
+    catalog = write_catalog(tmp_path)
+    assert ma.main(["x", str(tmp_path / "missing"), catalog, results]) == 1
     assert "missing: no such folder" in capsys.readouterr().err
     bench = write_bench(tmp_path, {"sync-step_locked": 20})
+    short = dict(SUITE, **{"sync-step_locked": bench_spec("sync-step_locked", elements=2000)})
     with pytest.raises(ma.InputError, match="stepbench measured 10000 elements .* the benchmark 2000"):
-        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), {"sync-step": 2000})
+        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), short)
     (tmp_path / "wrong.json").write_text(json.dumps({"schema": "other/9", "rows": []}))
-    assert ma.main(["x", bench, str(tmp_path / "wrong.json"), "--elements", "sync-step=10000"]) == 1
+    assert ma.main(["x", bench, catalog, str(tmp_path / "wrong.json")]) == 1
     assert "expected 'stepbench/1'" in capsys.readouterr().err
+    assert ma.main(["x", bench, str(tmp_path / "nocatalog.json"), results]) == 1
+    assert "unreadable catalog" in capsys.readouterr().err

@@ -1,0 +1,67 @@
+import Stepping
+import StepBenchScenarios
+
+/// What exists and what is exact, as the scripts and the report read it
+/// (`stepbench list --format json`): the designs, the scenarios with their floors, element counts
+/// and thread counts, the package-benchmark suite's benchmarks, and which allocation counts are
+/// fixed by the code. Everything here is derived from ``SteppingDesign`` and ``ScenarioKind``;
+/// scripts never repeat these lists.
+public struct Catalog: Codable, Equatable, Sendable {
+    public struct Scenario: Codable, Equatable, Sendable {
+        public var name: String
+        public var summary: String
+        public var isFloor: Bool
+        /// The scenario this one is compared to (nil: none yet).
+        public var floor: String?
+        public var elementsQuick: Int
+        public var elementsFull: Int
+        /// Thread counts for the default request 1,2,4.
+        public var threads: [Int]
+        /// Designs (floors: "floor") whose allocation count in this scenario is exact.
+        public var exactAllocations: [String]
+    }
+
+    /// One benchmark of the package-benchmark suite.
+    public struct Benchmark: Codable, Equatable, Sendable {
+        public var name: String
+        public var scenario: String
+        public var design: String
+        public var threads: Int
+        public var elements: Int
+        public var exactAllocations: Bool
+    }
+
+    public var designs: [String]
+    public var defaultDesign: String
+    public var scenarios: [Scenario]
+    public var benchmarks: [Benchmark]
+    /// The designs the CI gate measures exactly: those whose single-thread counts (allocations,
+    /// and so instructions) do not follow thread timing.
+    public var gateDesigns: [String]
+    /// The scenarios `stepbench profile` counts instructions in.
+    public var profiledScenarios: [String]
+
+    public static var current: Catalog {
+        func design(_ d: SteppingDesign?) -> String { d?.rawValue ?? "floor" }
+        let scenarios = ScenarioKind.allCases.map { s -> Scenario in
+            let candidates: [SteppingDesign?] = s.isFloor ? [nil] : SteppingDesign.allCases
+            return Scenario(name: s.rawValue, summary: s.summary, isFloor: s.isFloor, floor: s.floor?.rawValue,
+                            elementsQuick: s.elements(.quick), elementsFull: s.elements(.full),
+                            threads: s.threadCounts(requested: [1, 2, 4]),
+                            exactAllocations: candidates.filter { s.allocationsAreExact(design: $0) }.map(design))
+        }
+        let benchmarks = ScenarioKind.allCases.flatMap { s -> [Benchmark] in
+            let candidates: [SteppingDesign?] = s.isFloor ? [nil] : SteppingDesign.allCases
+            return candidates.map { d in
+                Benchmark(name: s.benchmarkName(design: d), scenario: s.rawValue, design: design(d),
+                          threads: s.suiteThreads, elements: s.suiteElements,
+                          exactAllocations: s.allocationsAreExact(design: d))
+            }
+        }
+        return Catalog(designs: SteppingDesign.allCases.map(\.rawValue), defaultDesign: SteppingDesign.default.rawValue,
+                       scenarios: scenarios, benchmarks: benchmarks,
+                       gateDesigns: SteppingDesign.allCases.filter { ScenarioKind.syncStep.allocationsAreExact(design: $0) }
+                           .map(\.rawValue),
+                       profiledScenarios: Profiler.scenarios.map(\.rawValue))
+    }
+}

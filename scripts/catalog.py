@@ -1,0 +1,71 @@
+"""Reads the catalog `stepbench list --format json` publishes: designs, scenarios, the
+package-benchmark suite's benchmarks and which allocation counts are exact. Scripts take these
+from the tool (one source of truth in Swift) instead of repeating them."""
+from __future__ import annotations
+
+import json
+
+
+class CatalogError(Exception):
+    pass
+
+
+def load(path: str) -> dict:
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, json.JSONDecodeError) as error:
+        raise CatalogError(f"{path}: unreadable catalog ({error}); make it with `stepbench list --format json > {path}`")
+    for key in ("designs", "scenarios", "benchmarks"):
+        if key not in data:
+            raise CatalogError(f"{path}: no '{key}'; is it the output of `stepbench list --format json`?")
+    return data
+
+
+def benchmarks(catalog: dict) -> dict[str, dict]:
+    """The suite's benchmarks by name: scenario, design, threads, elements, exactAllocations."""
+    return {b["name"]: b for b in catalog["benchmarks"]}
+
+
+def exact_benchmarks(catalog: dict) -> list[str]:
+    return sorted(b["name"] for b in catalog["benchmarks"] if b["exactAllocations"])
+
+
+def gate_runs(catalog: dict) -> list[tuple[int, list[str]]]:
+    """The stepbench runs the CI gate makes for the allocation check: every scenario with an exact
+    count for the gate's designs, grouped by the suite's elements per iteration (so the two
+    tools' counts can be compared for the same work)."""
+    gate = set(catalog["gateDesigns"]) | {"floor"}
+    groups: dict[int, list[str]] = {}
+    for b in catalog["benchmarks"]:
+        if b["exactAllocations"] and b["design"] in gate and b["scenario"] not in groups.get(b["elements"], []):
+            groups.setdefault(b["elements"], []).append(b["scenario"])
+    return sorted(groups.items(), reverse=True)
+
+
+if __name__ == "__main__":
+    import sys
+
+    usage = ("usage: catalog.py CATALOG.json gate-designs | profiled-scenarios | exact-benchmarks-regex | gate-runs\n"
+             "  (CATALOG.json: `stepbench list --format json`)")
+    if len(sys.argv) != 3:
+        print(usage, file=sys.stderr)
+        sys.exit(1)
+    try:
+        data = load(sys.argv[1])
+    except CatalogError as error:
+        print(f"catalog: {error}", file=sys.stderr)
+        sys.exit(1)
+    query = sys.argv[2]
+    if query == "gate-designs":
+        print(",".join(data["gateDesigns"]))
+    elif query == "profiled-scenarios":
+        print(",".join(data["profiledScenarios"]))
+    elif query == "exact-benchmarks-regex":
+        print("^(" + "|".join(exact_benchmarks(data)) + ")$")
+    elif query == "gate-runs":  # one line per run: ELEMENTS SCENARIO,SCENARIO...
+        for elements, scenarios in gate_runs(data):
+            print(elements, ",".join(scenarios))
+    else:
+        print(f"catalog: unknown query '{query}'\n{usage}", file=sys.stderr)
+        sys.exit(1)
