@@ -25,6 +25,13 @@ var targets: [Target] = [
             .product(name: "OpenCombineDispatch", package: "OpenCombine"),
         ]
     ),
+    // The torture cases, one per child process (Tests/SteppingTests/TortureTests.swift runs it),
+    // so that a case that crashes or deadlocks one design cannot hide the others.
+    .executableTarget(
+        name: "SteppingTorture",
+        dependencies: ["Stepping", .product(name: "OpenCombine", package: "OpenCombine")],
+        path: "Tests/SteppingTorture"
+    ),
 ]
 
 if !tsanOnly {

@@ -42,10 +42,38 @@ struct StepStateMachine {
         case subscribed(Subscribed)
         /// Calling the stepper with an input. `shouldRequestMore` is set when the promise is
         /// fulfilled with `.more` during that call: the demand is then returned from
-        /// `receive(_:)` instead of requested.
-        case stepping(Subscribed, shouldRequestMore: Bool)
+        /// `receive(_:)` instead of requested. `completion` holds a completion that upstream
+        /// delivered re-entrantly, from inside the stepper call: it reaches the stepper once the
+        /// call returns (rule C6), and a `.more` of the same call is then moot.
+        case stepping(Subscribed, shouldRequestMore: Bool, completion: Ending?)
         /// Completed or cancelled: the stepper and subscription are released.
         case dead
+    }
+
+    /// A completion with its failure type erased, so that this type stays non-generic. Only a
+    /// re-entrant completion is ever stored (once per subscriber); designs turn it back into
+    /// their `Subscribers.Completion<Failure>` with ``typed(_:)``.
+    @usableFromInline
+    enum Ending {
+        case finished
+        case failure(any Error)
+
+        @inlinable
+        init<Failure: Error>(_ completion: Subscribers.Completion<Failure>) {
+            switch completion {
+            case .finished: self = .finished
+            case .failure(let error): self = .failure(error)
+            }
+        }
+
+        /// The completion as it came from upstream. Only `Failure` errors are ever stored.
+        @inlinable
+        func typed<Failure: Error>(as _: Failure.Type = Failure.self) -> Subscribers.Completion<Failure> {
+            switch self {
+            case .finished: .finished
+            case .failure(let error): .failure(error as! Failure)
+            }
+        }
     }
 
     @usableFromInline private(set) var state: State
@@ -90,32 +118,49 @@ struct StepStateMachine {
         /// Call the stepper with the input and a promise carrying `promiseID`, then call
         /// `stepperReturned()`.
         case callStepper(AnyObject, promiseID: PromiseID)
-        /// Not subscribed (before subscription, after completion or cancel): drop the input.
+        /// Not subscribed (before subscription, after completion or cancel), or no demand
+        /// outstanding (an upstream that ignores demand, RS 1.1): drop the input.
         case ignore
     }
 
+    /// An input is taken only with demand outstanding: in `subscribed` with no promise pending
+    /// (after the first request, or after the last promise said `.more`). Anything else would
+    /// call the stepper while its previous promise is unfulfilled (rule S1).
     @inlinable
     mutating func receiveInput() -> ReceiveInputAction {
-        guard case .subscribed(var subscribed) = state else {
+        guard case .subscribed(var subscribed) = state, subscribed.validPromiseID == Self.noPromiseID else {
             return .ignore
         }
         let id = nextPromiseID
         nextPromiseID &+= 1
         subscribed.validPromiseID = id
         let stepper = subscribed.stepper
-        state = .stepping(subscribed, shouldRequestMore: false)
+        state = .stepping(subscribed, shouldRequestMore: false, completion: nil)
         return .callStepper(stepper, promiseID: id)
     }
 
-    /// The stepper returned from an input call. Returns the demand `receive(_:)` must return:
-    /// `.max(1)` if the promise was fulfilled with `.more` during the call, else `.none`.
+    @usableFromInline
+    enum StepperReturnedAction {
+        /// Return this demand from `receive(_:)`: `.max(1)` if the promise was fulfilled with
+        /// `.more` during the call, else `.none` (also when cancelled during the call).
+        case demand(Subscribers.Demand)
+        /// Upstream completed during the call: call the stepper with the completion, then let
+        /// go of `released` (after unlocking); return `.none`. The machine is dead.
+        case deliverCompletion(Ending, released: Subscribed)
+    }
+
+    /// The stepper returned from an input call.
     @inlinable
-    mutating func stepperReturned() -> Subscribers.Demand {
-        guard case .stepping(let subscribed, let shouldRequestMore) = state else {
-            return .none  // cancelled during the call
+    mutating func stepperReturned() -> StepperReturnedAction {
+        guard case .stepping(let subscribed, let shouldRequestMore, let completion) = state else {
+            return .demand(.none)  // cancelled during the call
+        }
+        if let completion {
+            state = .dead
+            return .deliverCompletion(completion, released: subscribed)
         }
         state = .subscribed(subscribed)
-        return shouldRequestMore ? .max(1) : .none
+        return .demand(shouldRequestMore ? .max(1) : .none)
     }
 
     // MARK: promise
@@ -125,8 +170,12 @@ struct StepStateMachine {
         case none
         /// The promise was fulfilled with `.more` after the stepper returned.
         case request(any Subscription)
-        /// The promise was fulfilled with `.cancel`.
-        case cancel(any Subscription)
+        /// The promise was fulfilled with `.cancel`: cancel `released.subscription`, then let go
+        /// of `released` (after unlocking: rule R3). The machine is dead.
+        case cancel(released: Subscribed)
+        /// Fulfilled with `.cancel` after upstream had completed re-entrantly: nothing goes
+        /// upstream (it has completed); let go of `released` after unlocking. The machine is dead.
+        case release(Subscribed)
     }
 
     @inlinable
@@ -143,18 +192,18 @@ struct StepStateMachine {
                 return .request(subscribed.subscription)
             case .cancel:
                 state = .dead
-                return .cancel(subscribed.subscription)
+                return .cancel(released: subscribed)
             }
-        case .stepping(var subscribed, _):
+        case .stepping(var subscribed, _, let completion):
             guard subscribed.validPromiseID == id, id != Self.noPromiseID else { return .none }
             switch request {
             case .more:
                 subscribed.validPromiseID = Self.noPromiseID
-                state = .stepping(subscribed, shouldRequestMore: true)
+                state = .stepping(subscribed, shouldRequestMore: true, completion: completion)
                 return .none
             case .cancel:
                 state = .dead
-                return .cancel(subscribed.subscription)
+                return completion == nil ? .cancel(released: subscribed) : .release(subscribed)
             }
         }
     }
@@ -163,19 +212,28 @@ struct StepStateMachine {
 
     @usableFromInline
     enum ReceiveCompletionAction {
-        /// Call the stepper with the completion; the machine is now dead.
-        case callStepper(AnyObject)
-        /// Not subscribed, or upstream signalled concurrently with an input: ignore.
+        /// Call the stepper (`released.stepper`) with the completion, then let go of `released`
+        /// (after unlocking). The machine is dead.
+        case callStepper(released: Subscribed)
+        /// Kept until the stepper returns (a re-entrant completion, from inside the stepper call);
+        /// ``stepperReturned()`` delivers it.
+        case deferred
+        /// Not subscribed, already completed or cancelled, or completed twice: ignore (C5).
         case ignore
     }
 
     @inlinable
-    mutating func receiveCompletion() -> ReceiveCompletionAction {
-        guard case .subscribed(let subscribed) = state else {
+    mutating func receiveCompletion(_ completion: @autoclosure () -> Ending) -> ReceiveCompletionAction {
+        switch state {
+        case .subscribed(let subscribed):
+            state = .dead
+            return .callStepper(released: subscribed)
+        case .stepping(let subscribed, let shouldRequestMore, nil):
+            state = .stepping(subscribed, shouldRequestMore: shouldRequestMore, completion: completion())
+            return .deferred
+        case .subscribing, .stepping, .dead:
             return .ignore
         }
-        state = .dead
-        return .callStepper(subscribed.stepper)
     }
 
     // MARK: cancel()
@@ -183,7 +241,11 @@ struct StepStateMachine {
     @usableFromInline
     enum CancelAction {
         case none
-        case cancel(any Subscription)
+        /// Cancel `released.subscription`, then let go of `released` after unlocking (R3).
+        case cancel(released: Subscribed)
+        /// Nothing goes upstream (no subscription yet, or upstream has completed re-entrantly);
+        /// let go of the stepper (and subscription) after unlocking.
+        case release(AnyObject, (any Subscription)?)
     }
 
     @inlinable
@@ -191,12 +253,15 @@ struct StepStateMachine {
         switch state {
         case .dead:
             return .none
-        case .subscribing:
+        case .subscribing(let stepper):
             state = .dead
-            return .none
-        case .subscribed(let subscribed), .stepping(let subscribed, _):
+            return .release(stepper, nil)
+        case .stepping(let subscribed, _, .some):
             state = .dead
-            return .cancel(subscribed.subscription)
+            return .release(subscribed.stepper, subscribed.subscription)
+        case .subscribed(let subscribed), .stepping(let subscribed, _, nil):
+            state = .dead
+            return .cancel(released: subscribed)
         }
     }
 }

@@ -7,7 +7,11 @@ import Testing
 /// in the same order, as `StepStateMachine` driven by a direct interpreter (the oracle).
 @Suite("Model-based: every design behaves like the state machine")
 struct ModelBasedTests {
-    enum Reaction: CaseIterable { case nothing, more, cancel, moreTwice, moreThenCancel, staleMore, cancelSubscriber }
+    enum Reaction: CaseIterable {
+        case nothing, more, cancel, moreTwice, moreThenCancel, staleMore, cancelSubscriber
+        /// Upstream completes re-entrantly, from inside the stepper call (rule C6).
+        case completeUpstream, completeThenMore
+    }
     enum Op {
         case subscribe(second: Bool)
         case input
@@ -63,11 +67,12 @@ struct ModelBasedTests {
             switch a {
             case .none: break
             case .request(let s): log.append("request(\(name(s)), max(1))")
-            case .cancel(let s): log.append("cancel(\(name(s)))")
+            case .cancel(let s): log.append("cancel(\(name(s.subscription)))")
+            case .release: break
             }
         }
         func cancel() {
-            if case .cancel(let s) = m.cancel() { log.append("cancel(\(name(s)))") }
+            if case .cancel(let s) = m.cancel() { log.append("cancel(\(name(s.subscription)))") }
         }
         for op in script.ops {
             switch op {
@@ -96,10 +101,17 @@ struct ModelBasedTests {
                 case .staleMore:
                     if n > 0 { perform(m.completePromise(id: ids[n - 1], request: .more)) }
                 case .cancelSubscriber: cancel()
+                case .completeUpstream: _ = m.receiveCompletion(.finished)
+                case .completeThenMore:
+                    _ = m.receiveCompletion(.finished)
+                    perform(m.completePromise(id: ids[n], request: .more))
                 }
-                if m.stepperReturned() == .max(1) { log.append("returned(max(1))") }
+                switch m.stepperReturned() {
+                case .demand(let d): if d == .max(1) { log.append("returned(max(1))") }
+                case .deliverCompletion: log.append("stepper(finished)")
+                }
             case .finish, .fail:
-                if case .callStepper = m.receiveCompletion() {
+                if case .callStepper = m.receiveCompletion(op.isFinish ? .finished : .failure(TestError())) {
                     log.append(op.isFinish ? "stepper(finished)" : "stepper(failure)")
                 }
             case .cancel: cancel()
@@ -136,6 +148,8 @@ struct ModelBasedTests {
                 case .moreThenCancel: promise(.more); promise(.cancel)
                 case .staleMore: if n > 0 { promises.value[n - 1](.more) }
                 case .cancelSubscriber: subscriberBox.value?.cancel()
+                case .completeUpstream: subscriberBox.value?.receive(completion: .finished)
+                case .completeThenMore: subscriberBox.value?.receive(completion: .finished); promise(.more)
                 }
             case .completion(.finished): log.mutate { $0.append("stepper(finished)") }
             case .completion(.failure): log.mutate { $0.append("stepper(failure)") }
@@ -176,6 +190,12 @@ struct ModelBasedTests {
 
     @Test("random signal sequences: same calls as the state machine", arguments: testedDesigns)
     func test_modelBased_sameCallsAsStateMachine(design: SteppingDesign) {
+        // The scripts send inputs with no demand outstanding and complete from inside the
+        // stepper: the original gets both wrong.
+        expecting(design, breaks: .demandIgnoringUpstream, .reentrantCompletion) { Self.runSequences(design) }
+    }
+
+    static func runSequences(_ design: SteppingDesign) {
         let base = UInt64(ProcessInfo.processInfo.environment["STEPBENCH_MODEL_SEED"] ?? "") ?? 0x5EED_0000
         let sequences = 400
         var failures = 0

@@ -8,7 +8,8 @@ struct StepStateMachineTests {
     final class StepperToken {}
 
     enum StartState: String, CaseIterable, Sendable {
-        case subscribing, subscribedIdle, subscribedAwaitingPromise, stepping, steppingMoreRequested, dead
+        case subscribing, subscribedIdle, subscribedAwaitingPromise, stepping, steppingMoreRequested
+        case steppingWithCompletion, dead
     }
 
     enum Signal: String, CaseIterable, Sendable {
@@ -32,6 +33,8 @@ struct StepStateMachineTests {
         case .stepping: _ = m.receiveSubscription(first); _ = m.receiveInput()
         case .steppingMoreRequested:
             _ = m.receiveSubscription(first); _ = m.receiveInput(); _ = m.completePromise(id: 1, request: .more)
+        case .steppingWithCompletion:
+            _ = m.receiveSubscription(first); _ = m.receiveInput(); _ = m.receiveCompletion(.finished)
         case .dead: _ = m.cancel()
         }
         return m
@@ -45,7 +48,8 @@ struct StepStateMachineTests {
         switch m.state {
         case .subscribing(let s): "subscribing(\(name(s)))"
         case .subscribed(let x): "subscribed(\(name(x.subscription as AnyObject)), valid: \(x.validPromiseID))"
-        case .stepping(let x, let more): "stepping(\(name(x.subscription as AnyObject)), valid: \(x.validPromiseID), more: \(more))"
+        case .stepping(let x, let more, let completion):
+            "stepping(\(name(x.subscription as AnyObject)), valid: \(x.validPromiseID), more: \(more)\(completion == nil ? "" : ", completion"))"
         case .dead: "dead"
         }
     }
@@ -58,7 +62,8 @@ struct StepStateMachineTests {
             switch a {
             case .none: "none"
             case .request(let s): "request(\(name(s as AnyObject)))"
-            case .cancel(let s): "cancel(\(name(s as AnyObject)))"
+            case .cancel(let s): "cancel(\(name(s.subscription as AnyObject)))"
+            case .release: "release"
             }
         }
         switch signal {
@@ -72,20 +77,26 @@ struct StepStateMachineTests {
             case .callStepper(let s, let id): return "callStepper(\(name(s)), promise: \(id))"
             case .ignore: return "ignore"
             }
-        case .stepperReturned: return "demand(\(m.stepperReturned()))"
+        case .stepperReturned:
+            switch m.stepperReturned() {
+            case .demand(let d): return "demand(\(d))"
+            case .deliverCompletion(let e, let s): return "deliverCompletion(\(e.typed(as: TestError.self)), \(name(s.stepper)))"
+            }
         case .currentPromiseMore: return promise(m.completePromise(id: current, request: .more))
         case .currentPromiseCancel: return promise(m.completePromise(id: current, request: .cancel))
         case .stalePromiseMore: return promise(m.completePromise(id: stale, request: .more))
         case .stalePromiseCancel: return promise(m.completePromise(id: stale, request: .cancel))
         case .completion:
-            switch m.receiveCompletion() {
-            case .callStepper(let s): return "callStepper(\(name(s)))"
+            switch m.receiveCompletion(.finished) {
+            case .callStepper(let s): return "callStepper(\(name(s.stepper)))"
+            case .deferred: return "deferred"
             case .ignore: return "ignore"
             }
         case .cancel:
             switch m.cancel() {
             case .none: return "none"
-            case .cancel(let s): return "cancel(\(name(s as AnyObject)))"
+            case .cancel(let s): return "cancel(\(name(s.subscription as AnyObject)))"
+            case .release: return "release"
             }
         }
     }
@@ -99,7 +110,7 @@ struct StepStateMachineTests {
                 .input: ("ignore", same), .stepperReturned: ("demand(max(0))", same),
                 .currentPromiseMore: ("none", same), .currentPromiseCancel: ("none", same),
                 .stalePromiseMore: ("none", same), .stalePromiseCancel: ("none", same),
-                .completion: ("ignore", same), .cancel: ("none", "dead"),
+                .completion: ("ignore", same), .cancel: ("release", "dead"),
             ],
             .subscribedIdle: [
                 .subscription: ("cancel(second)", same),
@@ -111,7 +122,7 @@ struct StepStateMachineTests {
             ],
             .subscribedAwaitingPromise: [
                 .subscription: ("cancel(second)", same),
-                .input: ("callStepper(stepper, promise: 2)", "stepping(first, valid: 2, more: false)"),
+                .input: ("ignore", same),  // no demand outstanding: an upstream that ignores demand
                 .stepperReturned: ("demand(max(0))", same),
                 .currentPromiseMore: ("request(first)", "subscribed(first, valid: 0)"),
                 .currentPromiseCancel: ("cancel(first)", "dead"),
@@ -125,7 +136,8 @@ struct StepStateMachineTests {
                 .currentPromiseMore: ("none", "stepping(first, valid: 0, more: true)"),
                 .currentPromiseCancel: ("cancel(first)", "dead"),
                 .stalePromiseMore: ("none", same), .stalePromiseCancel: ("none", same),
-                .completion: ("ignore", same), .cancel: ("cancel(first)", "dead"),
+                .completion: ("deferred", "stepping(first, valid: 1, more: false, completion)"),
+                .cancel: ("cancel(first)", "dead"),
             ],
             .steppingMoreRequested: [
                 .subscription: ("cancel(second)", same),
@@ -133,7 +145,17 @@ struct StepStateMachineTests {
                 .stepperReturned: ("demand(max(1))", "subscribed(first, valid: 0)"),
                 .currentPromiseMore: ("none", same), .currentPromiseCancel: ("none", same),
                 .stalePromiseMore: ("none", same), .stalePromiseCancel: ("none", same),
-                .completion: ("ignore", same), .cancel: ("cancel(first)", "dead"),
+                .completion: ("deferred", "stepping(first, valid: 0, more: true, completion)"),
+                .cancel: ("cancel(first)", "dead"),
+            ],
+            .steppingWithCompletion: [
+                .subscription: ("cancel(second)", same),
+                .input: ("ignore", same),
+                .stepperReturned: ("deliverCompletion(finished, stepper)", "dead"),
+                .currentPromiseMore: ("none", "stepping(first, valid: 0, more: true, completion)"),
+                .currentPromiseCancel: ("release", "dead"),  // upstream has completed: nothing goes upstream
+                .stalePromiseMore: ("none", same), .stalePromiseCancel: ("none", same),
+                .completion: ("ignore", same), .cancel: ("release", "dead"),
             ],
             .dead: [
                 .subscription: ("cancel(second)", same),

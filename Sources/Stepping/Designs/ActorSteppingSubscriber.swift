@@ -152,6 +152,12 @@ actor StepActor<Input, Failure: Error> {
     private func handle(_ signal: Signal) {
         switch signal {
         case .subscription(let subscription):
+            // After cancel() returned, no request may reach upstream (rule C7): a subscription
+            // that arrives behind a cancel is cancelled, not asked for demand.
+            if cancelIfRequested() {
+                subscription.cancel()
+                break
+            }
             switch machine.receiveSubscription(subscription) {
             case .requestFirst(let s): s.request(.max(1))
             case .cancel(let s): s.cancel()
@@ -161,22 +167,17 @@ actor StepActor<Input, Failure: Error> {
             guard case .callStepper(let stepper, let id) = machine.receiveInput() else { return }
             mailbox.issuedPromise.store(id, ordering: .releasing)
             StepperBox<Input, Failure>.from(stepper).call(.input(input, StepPromise(target: mailbox, id: id)))
-            // Promises fulfilled during the call are queued behind us, so this is `.none`.
-            let demand = machine.stepperReturned()
+            // Promises fulfilled during the call are queued behind us, so the demand is `.none`
+            // unless a cancel or a re-entrant completion changed the state.
+            let demand = StepperBox<Input, Failure>.perform(machine.stepperReturned())
             if demand != .none, case .subscribed(let s) = machine.state { s.subscription.request(demand) }
-        case .completion:
+        case .completion(let completion):
             guard !cancelIfRequested() else { return }
-            guard case .completion(let completion) = signal,
-                  case .callStepper(let stepper) = machine.receiveCompletion() else { return }
-            StepperBox<Input, Failure>.from(stepper).call(.completion(completion))
+            StepperBox<Input, Failure>.perform(machine.receiveCompletion(.init(completion)), completion)
         case .promise(let id, let request):
             // After cancel() returned, no request may reach upstream: apply the cancel first.
             guard !cancelIfRequested() else { break }
-            switch machine.completePromise(id: id, request: request) {
-            case .none: break
-            case .request(let s): s.request(.max(1))
-            case .cancel(let s): s.cancel()
-            }
+            machine.completePromise(id: id, request: request).perform()
         case .cancel:
             _ = cancelIfRequested()
         }
@@ -186,7 +187,7 @@ actor StepActor<Input, Failure: Error> {
     /// Applies a pending `cancel()`: returns true if the machine is (now) cancelled.
     private func cancelIfRequested() -> Bool {
         guard mailbox.cancelled.load(ordering: .sequentiallyConsistent) else { return false }
-        if case .cancel(let s) = machine.cancel() { s.cancel() }
+        machine.cancel().perform()
         return true
     }
 }

@@ -1,11 +1,12 @@
 /// The `atomic` design's whole state in one 64-bit word.
 ///
 /// ```
-/// bits 0–2   tag: subscribing, claiming, subscribed, stepping, dead
+/// bits 0–2   tag: subscribing, claiming, subscribed, stepping, dead, completing, completed
 /// bit  3     promiseValid: the promise with `promiseID` may still act
 /// bit  4     shouldRequestMore: fulfilled with .more during the stepper call
 /// bit  5     released: the stepper and subscription fields have been cleared
-/// bits 6–9   borrowers: threads that read the fields after their exchange (≤ 15)
+/// bits 6–9   borrowers: threads that read the fields after their exchange (≤ 15; a 16th
+///            waits until one returns, see `AtomicSteppingSubscriber.update`)
 /// bits 10–63 promiseID: id of the latest promise (54 bits)
 /// ```
 ///
@@ -25,6 +26,14 @@ struct AtomicStepWord: Equatable {
         case subscribed = 2
         case stepping = 3
         case dead = 4
+        /// Stepping, and upstream is completing from inside the stepper call: the completing
+        /// thread (a borrower) is storing the completion.
+        case completing = 5
+        /// Stepping, with a stored completion to deliver when the stepper returns (rule C6).
+        case completed = 6
+
+        /// Calling the stepper with an input (a completion may be pending).
+        @inlinable var isStepping: Bool { self == .stepping || self == .completing || self == .completed }
     }
 
     @usableFromInline static let tagMask: UInt64 = 0b111
@@ -56,10 +65,13 @@ struct AtomicStepWord: Equatable {
         Self(raw: shouldRequestMore ? raw | Self.moreBit : raw & ~Self.moreBit)
     }
     @inlinable func releasing() -> Self { Self(raw: raw | Self.releasedBit) }
+    @usableFromInline static let maxBorrowers: UInt64 = 15
+    /// One more borrower. Callers wait while ``borrowersFull`` (never past 15).
     @inlinable func borrowing() -> Self {
-        precondition(borrowers < 15, "atomic design: more than 15 concurrent borrowers")
+        precondition(!borrowersFull, "atomic design: borrowing() past the limit; use update(borrowing: true)")
         return Self(raw: raw + Self.borrowerUnit)
     }
+    @inlinable var borrowersFull: Bool { borrowers == Self.maxBorrowers }
     @inlinable func returning() -> Self { Self(raw: raw - Self.borrowerUnit) }
     /// The word for the next input's promise: id + 1, valid, not yet fulfilled.
     @inlinable func nextPromise() -> Self {
@@ -69,4 +81,10 @@ struct AtomicStepWord: Equatable {
     }
     /// Whether a dead word with no borrowers still has to clear its fields.
     @inlinable var mustRelease: Bool { tag == .dead && borrowers == 0 && !released }
+    /// This word dead with no valid promise, marked released if nobody borrows the fields any
+    /// more (the thread whose exchange writes it must then clear them).
+    @inlinable func killed() -> Self {
+        let dead = with(tag: .dead).with(promiseValid: false)
+        return dead.mustRelease ? dead.releasing() : dead
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 @preconcurrency import OpenCombine
 import Synchronization
 
@@ -16,20 +17,31 @@ import Synchronization
 ///   (borrowers + 1, acquiring) and returns them afterwards (borrowers − 1, releasing);
 /// - they are cleared exactly once, by the thread whose exchange leaves the word dead with
 ///   no borrowers (it also sets `released`); that exchange acquires, so it happens after every
-///   borrower's reads. A reference is therefore never read after it was released.
+///   borrower's reads. A reference is therefore never read after it was released. Clearing
+///   happens outside any critical section, so a `deinit` may call back in (rule R3).
+/// - borrows are short: a call-out that may take long (`request` from a promise fulfilled on
+///   another thread) copies the reference it needs and returns its borrow before calling out.
+///   Only the stepper call, `cancel`'s call-out, the claim and a completion hold a borrow across a
+///   call, so at most four borrows are long; at the limit of 15 a new borrower waits for a short
+///   one to return, so no number of threads can overflow the count.
+/// - a completion delivered from inside the stepper call (re-entrantly) is stored in
+///   `pendingCompletion` by the completing thread while it borrows (tag `completing`), then
+///   published (tag `completed`, releasing); the stepping thread delivers it when the stepper
+///   returns (rule C6), as ``StepStateMachine`` does.
 ///
 /// Cost (atomic read-modify-writes): synchronous `.more`: 3 per element (input, promise,
 /// stepper returned); `.more` from another thread: 4 (input, stepper returned, promise,
 /// return of the borrowed subscription after `request`). No allocation per element.
 @usableFromInline
 final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, StepPromiseTarget,
-    @unchecked Sendable  // `word` is atomic; the two fields follow the borrowing protocol above.
+    @unchecked Sendable  // `word` is atomic; the fields follow the borrowing protocol above.
 {
     @usableFromInline typealias Word = AtomicStepWord
 
     @usableFromInline let word = Atomic<UInt64>(AtomicStepWord.initial.raw)
     @usableFromInline var stepper: StepperBox<Input, Failure>?
     @usableFromInline var subscription: (any Subscription)?
+    @usableFromInline var pendingCompletion: Subscribers.Completion<Failure>?
 
     @inlinable
     init(stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void) {
@@ -37,11 +49,18 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
     }
 
     /// One compare-exchange loop: `transition` returns the new word, or nil to leave it as is.
-    /// Returns the word seen and the word written (nil if nothing was written).
+    /// Returns the word seen and the word written (nil if nothing was written). With
+    /// `borrowing: true` the transition may borrow, so it is not tried while the borrow count
+    /// is full: the thread yields until a (short) borrow is returned.
     @inlinable
-    func update(_ transition: (Word) -> Word?) -> (old: Word, new: Word?) {
+    func update(borrowing: Bool = false, _ transition: (Word) -> Word?) -> (old: Word, new: Word?) {
         var old = Word(raw: word.load(ordering: .acquiring))
         while true {
+            if borrowing && old.borrowersFull {
+                sched_yield()
+                old = Word(raw: word.load(ordering: .acquiring))
+                continue
+            }
             guard let new = transition(old) else { return (old, nil) }
             let (exchanged, original) = word.compareExchange(
                 expected: old.raw, desired: new.raw, ordering: .acquiringAndReleasing)
@@ -61,19 +80,29 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         if let new, new.released, !old.released { clearFields() }
     }
 
-    /// Drops the stepper and subscription (rule R1). Called once, by the exchange that set
-    /// `released`; no borrower remains, so nobody reads the fields any more.
+    /// Drops the stepper, subscription and any pending completion (rule R1). Called once, by the
+    /// exchange that set `released`; no borrower remains, so nobody reads the fields any more.
     @inlinable
     func clearFields() {
         stepper = nil
         subscription = nil
+        pendingCompletion = nil
+    }
+
+    /// Kills the word from a state where nothing goes upstream; clears the fields if nobody
+    /// borrows them. Returns whether this call killed it.
+    @inlinable
+    func kill(when condition: (Word) -> Bool) -> (old: Word, killed: Bool) {
+        let (old, new) = update { old in condition(old) ? old.killed() : nil }
+        if let new, new.released, !old.released { clearFields() }
+        return (old, new != nil)
     }
 
     // MARK: Subscriber
 
     @inlinable
     func receive(subscription: any Subscription) {
-        let (_, claimed) = update { old in
+        let (_, claimed) = update(borrowing: true) { old in
             old.tag == .subscribing ? old.with(tag: .claiming).borrowing() : nil
         }
         guard claimed != nil else {
@@ -95,50 +124,83 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
 
     @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
-        let (_, new) = update { old in
-            old.tag == .subscribed ? old.nextPromise().with(tag: .stepping).borrowing() : nil
+        // Only with demand outstanding: no valid promise (rule S1 against an upstream that
+        // ignores demand).
+        let (_, new) = update(borrowing: true) { old in
+            old.tag == .subscribed && !old.promiseValid ? old.nextPromise().with(tag: .stepping).borrowing() : nil
         }
         guard let new else { return .none }
         stepper.unsafelyUnwrapped.call(.input(input, StepPromise(target: self, id: new.promiseID)))
-        // The stepper returned.
-        let (old, written) = update { old in
-            old.tag == .stepping ? old.with(tag: .subscribed).with(shouldRequestMore: false).returning() : nil
+        // The stepper returned. The borrow taken above is returned here, or kept to deliver a
+        // completion that arrived during the call.
+        while true {
+            let (old, written) = update { old in
+                switch old.tag {
+                case .stepping: old.with(tag: .subscribed).with(shouldRequestMore: false).returning()
+                case .completed: old.with(tag: .dead).with(promiseValid: false)
+                default: nil
+                }
+            }
+            switch old.tag {
+            case .stepping where written != nil:
+                return old.shouldRequestMore ? .max(1) : .none
+            case .completed where written != nil:
+                stepper.unsafelyUnwrapped.call(.completion(pendingCompletion.unsafelyUnwrapped))
+                endBorrow()
+                return .none
+            case .completing:
+                sched_yield()  // another thread is storing a completion (a misbehaving upstream)
+            default:
+                endBorrow()  // cancelled during the call: the word is dead
+                return .none
+            }
         }
-        guard written != nil else {
-            endBorrow()  // cancelled during the call: the word is dead
-            return .none
-        }
-        return old.shouldRequestMore ? .max(1) : .none
     }
 
     @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
-        let (_, new) = update { old in
-            old.tag == .subscribed ? old.with(tag: .dead).with(promiseValid: false).borrowing() : nil
+        let (old, new) = update(borrowing: true) { old in
+            switch old.tag {
+            case .subscribed: old.with(tag: .dead).with(promiseValid: false).borrowing()
+            case .stepping: old.with(tag: .completing).borrowing()
+            default: nil
+            }
         }
         guard new != nil else { return }
-        stepper.unsafelyUnwrapped.call(.completion(completion))
-        endBorrow()
+        if old.tag == .subscribed {
+            stepper.unsafelyUnwrapped.call(.completion(completion))
+            endBorrow()
+            return
+        }
+        // Re-entrant: keep it for the stepping thread, which delivers it when the stepper returns.
+        pendingCompletion = completion
+        let (_, published) = update { old in
+            old.tag == .completing ? old.with(tag: .completed).returning() : nil
+        }
+        if published == nil { endBorrow() }  // cancelled meanwhile: dropped with the fields
     }
 
     // MARK: Cancellable
 
     @inlinable
     func cancel() {
-        let (old, new) = update { old in
+        let (old, new) = update(borrowing: true) { old in
             switch old.tag {
             case .dead: return nil
             case .subscribing: return old.with(tag: .dead).releasing()  // nothing borrowed
             case .claiming: return old.with(tag: .dead)  // the claimer cancels and releases
             case .subscribed, .stepping: return old.with(tag: .dead).with(promiseValid: false).borrowing()
+            case .completing, .completed: return old.killed()  // upstream completed: nothing to cancel
             }
         }
-        guard new != nil else { return }
+        guard let new else { return }
         switch old.tag {
         case .subscribing: clearFields()
         case .subscribed, .stepping:
             subscription.unsafelyUnwrapped.cancel()
             endBorrow()
+        case .completing, .completed:
+            if new.released { clearFields() }
         default: break
         }
     }
@@ -147,24 +209,31 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
 
     @usableFromInline
     func completePromise(id: StepStateMachine.PromiseID, request: StepRequest) {
-        let (old, new) = update { old in
+        let (old, new) = update(borrowing: true) { old in
             guard old.promiseValid, old.promiseID == id else { return nil }
             switch (old.tag, request) {
             case (.subscribed, .more): return old.with(promiseValid: false).borrowing()
-            case (.stepping, .more): return old.with(promiseValid: false).with(shouldRequestMore: true)
+            case (.stepping, .more), (.completing, .more), (.completed, .more):
+                return old.with(promiseValid: false).with(shouldRequestMore: true)
             case (.subscribed, .cancel), (.stepping, .cancel):
                 return old.with(tag: .dead).with(promiseValid: false).borrowing()
+            case (.completing, .cancel), (.completed, .cancel):
+                return old.killed()  // upstream completed: nothing to cancel
             default: return nil
             }
         }
-        guard new != nil else { return }
+        guard let new else { return }
         switch (old.tag, request) {
         case (.subscribed, .more):
-            subscription.unsafelyUnwrapped.request(.max(1))
+            // `request` may be slow (RS 3.4 is a SHOULD): keep a reference, not a borrow.
+            let subscription = self.subscription.unsafelyUnwrapped
             endBorrow()
-        case (_, .cancel):
+            subscription.request(.max(1))
+        case (.subscribed, .cancel), (.stepping, .cancel):
             subscription.unsafelyUnwrapped.cancel()
             endBorrow()
+        case (_, .cancel):
+            if new.released { clearFields() }
         default:
             break  // .more during the stepper call: returned as demand by receive(_:)
         }

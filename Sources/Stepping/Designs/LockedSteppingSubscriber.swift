@@ -7,6 +7,10 @@ import Foundation
 /// the returned action. The promise is a value (this object + an id), the actions are enums:
 /// no heap allocation per element. Synchronous `.more`: 2 lock acquisitions per element
 /// (input, stepper returned) + 1 for the promise; cross-thread `.more`: 3.
+///
+/// Releasing is a call-out too (rule R3): a transition that kills the machine hands the stepper
+/// and subscription back in its action, so the last references go after `unlock()`, and a
+/// `deinit` of something the stepper owns may call back into this subscriber.
 @usableFromInline
 final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, StepPromiseTarget,
     @unchecked Sendable  // `machine` is only touched while holding `lock`.
@@ -38,19 +42,17 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         guard case .callStepper(let stepper, let id) = action else { return .none }
         StepperBox<Input, Failure>.from(stepper).call(.input(input, StepPromise(target: self, id: id)))
         lock.lock()
-        let demand = machine.stepperReturned()
+        let returned = machine.stepperReturned()
         lock.unlock()
-        return demand
+        return StepperBox<Input, Failure>.perform(returned)
     }
 
     @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
         lock.lock()
-        let action = machine.receiveCompletion()
+        let action = machine.receiveCompletion(.init(completion))
         lock.unlock()
-        if case .callStepper(let stepper) = action {
-            StepperBox<Input, Failure>.from(stepper).call(.completion(completion))
-        }
+        StepperBox<Input, Failure>.perform(action, completion)
     }
 
     @inlinable
@@ -58,7 +60,7 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         lock.lock()
         let action = machine.cancel()
         lock.unlock()
-        if case .cancel(let subscription) = action { subscription.cancel() }
+        action.perform()
     }
 
     @usableFromInline
@@ -66,10 +68,6 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         lock.lock()
         let action = machine.completePromise(id: id, request: request)
         lock.unlock()
-        switch action {
-        case .none: break
-        case .request(let subscription): subscription.request(.max(1))
-        case .cancel(let subscription): subscription.cancel()
-        }
+        action.perform()
     }
 }

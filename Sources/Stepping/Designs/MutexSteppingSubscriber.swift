@@ -6,7 +6,9 @@ import Synchronization
 ///
 /// Same transitions and call-outs as `locked`; only the lock differs. The machine holds a
 /// non-Sendable `any Subscription`, which `Mutex.withLock`'s `inout sending` parameter would
-/// reject, so each signal crosses into the lock through ``Unchecked`` (see there).
+/// reject, so each signal crosses into the lock through ``Unchecked`` (see there). Actions that
+/// kill the machine carry the stepper and subscription out of the lock, so their last
+/// references go after unlocking (rule R3).
 /// Synchronous `.more`: 2 lock acquisitions per element + 1 for the promise; cross-thread: 3.
 @usableFromInline
 final class MutexSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, StepPromiseTarget,
@@ -34,30 +36,23 @@ final class MutexSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
         let action = mutex.withLock { Unchecked($0.value.receiveInput()) }
         guard case .callStepper(let stepper, let id) = action.value else { return .none }
         StepperBox<Input, Failure>.from(stepper).call(.input(input, StepPromise(target: self, id: id)))
-        return mutex.withLock { $0.value.stepperReturned() }
+        let returned = mutex.withLock { Unchecked($0.value.stepperReturned()) }
+        return StepperBox<Input, Failure>.perform(returned.value)
     }
 
     @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
-        let action = mutex.withLock { Unchecked($0.value.receiveCompletion()) }
-        if case .callStepper(let stepper) = action.value {
-            StepperBox<Input, Failure>.from(stepper).call(.completion(completion))
-        }
+        let action = mutex.withLock { Unchecked($0.value.receiveCompletion(.init(completion))) }
+        StepperBox<Input, Failure>.perform(action.value, completion)
     }
 
     @inlinable
     func cancel() {
-        let action = mutex.withLock { Unchecked($0.value.cancel()) }
-        if case .cancel(let subscription) = action.value { subscription.cancel() }
+        mutex.withLock { Unchecked($0.value.cancel()) }.value.perform()
     }
 
     @usableFromInline
     func completePromise(id: StepStateMachine.PromiseID, request: StepRequest) {
-        let action = mutex.withLock { Unchecked($0.value.completePromise(id: id, request: request)) }
-        switch action.value {
-        case .none: break
-        case .request(let subscription): subscription.request(.max(1))
-        case .cancel(let subscription): subscription.cancel()
-        }
+        mutex.withLock { Unchecked($0.value.completePromise(id: id, request: request)) }.value.perform()
     }
 }

@@ -1,0 +1,131 @@
+import Foundation
+@preconcurrency import OpenCombine
+import Stepping
+import Synchronization
+
+/// Which round a case is in, for the watchdog's message.
+final class Progress: @unchecked Sendable {  // `round` is atomic; `label` is immutable
+    let label: String
+    let round = Atomic<Int>(0)
+    init(label: String) { self.label = label }
+
+    /// Exits with status 3, naming design, case and round, if the case runs past `seconds`.
+    func startWatchdog(seconds: Double) {
+        let thread = Thread { [self] in
+            Thread.sleep(forTimeInterval: seconds)
+            FileHandle.standardOutput.write(Data(
+                "WATCHDOG: \(label) still running after \(seconds) s in round \(round.load(ordering: .relaxed)) (deadlock or stall)\n".utf8))
+            exit(3)
+        }
+        thread.start()
+    }
+}
+
+/// A locked box for bookkeeping shared with Sendable closures.
+final class Locked<Value>: @unchecked Sendable {  // `value` behind `lock`
+    private let lock = NSLock()
+    private var _value: Value
+    init(_ value: Value) { _value = value }
+    var value: Value { lock.withLock { _value } }
+    @discardableResult func mutate<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&_value) } }
+}
+
+/// A stepper that checks rule S1 and C1 as it goes: never two calls at once, never an input while
+/// the previous promise is unfulfilled, exactly one completion and nothing after it.
+final class CheckingStepper: @unchecked Sendable {  // state behind `lock`; `active` atomic
+    struct State {
+        var inputs: [Int] = []
+        var promises: [StepPromise] = []
+        var completions = 0
+        var latestFulfilled = true
+        var violations: [String] = []
+    }
+    let state = Locked(State())
+    private let active = Atomic<Int>(0)
+    /// Runs inside the stepper call for each input (this stepper, the input's index); fulfil
+    /// promises through ``fulfil(_:_:)`` so that the S1 check knows.
+    let reaction: @Sendable (CheckingStepper, Int) -> Void
+
+    init(reaction: @escaping @Sendable (CheckingStepper, Int) -> Void = { _, _ in }) { self.reaction = reaction }
+
+    func handle(_ event: StepEvent<Int, TortureError>) {
+        if active.add(1, ordering: .sequentiallyConsistent).newValue != 1 { violate("S1: two stepper calls at once") }
+        defer { active.subtract(1, ordering: .sequentiallyConsistent) }
+        switch event {
+        case .input(let value, let promise):
+            let index = state.mutate { s -> Int in
+                if s.completions > 0 { s.violations.append("input \(value) after the completion") }
+                if !s.latestFulfilled { s.violations.append("S1: input \(value) while the previous promise was unfulfilled") }
+                s.latestFulfilled = false
+                s.inputs.append(value)
+                s.promises.append(promise)
+                return s.promises.count - 1
+            }
+            reaction(self, index)
+        case .completion:
+            state.mutate { s in
+                s.completions += 1
+                if s.completions > 1 { s.violations.append("C1: completion delivered \(s.completions) times") }
+            }
+        }
+    }
+
+    /// Fulfils promise `index` with `request`, noting a `.more` of the latest promise for S1.
+    func fulfil(_ index: Int, _ request: StepRequest) {
+        let promise = state.mutate { s -> StepPromise in
+            if request == .more && index == s.promises.count - 1 { s.latestFulfilled = true }
+            return s.promises[index]
+        }
+        promise(request)
+    }
+
+    func violate(_ message: String) { state.mutate { $0.violations.append(message) } }
+    var stepper: @Sendable (StepEvent<Int, TortureError>) -> Void { { [self] in handle($0) } }
+}
+
+struct TortureError: Error {}
+
+/// A hand-driven upstream's subscription: counts requests and cancels, and runs hooks (outside
+/// its own lock) so a case can make `request` slow, re-entrant or cancelling.
+final class HookedSubscription: Subscription, @unchecked Sendable {  // state behind `lock`
+    private let lock = NSLock()
+    private var _requests = 0
+    private var _cancels = 0
+    private var _requestsAfterCancel = 0
+    var onRequest: @Sendable () -> Void = {}
+    var onCancel: @Sendable () -> Void = {}
+
+    var requests: Int { lock.withLock { _requests } }
+    var cancels: Int { lock.withLock { _cancels } }
+
+    func request(_ demand: Subscribers.Demand) {
+        lock.withLock { _requests += 1 }
+        onRequest()
+    }
+
+    func cancel() {
+        lock.withLock { _cancels += 1 }
+        onCancel()
+    }
+}
+
+/// Starts `count` threads running `body(i)` and waits for all of them.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for i in 0..<count {
+        group.enter()
+        Thread.detachNewThread { body(i); group.leave() }
+    }
+    group.wait()
+}
+
+/// Waits (bounded) until `condition` holds; asynchronous designs (actor) need time to deliver.
+@discardableResult
+func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > deadline { return false }
+        usleep(100)
+    }
+    return true
+}
