@@ -1,9 +1,11 @@
 import Foundation
 @preconcurrency import OpenCombine
 
-/// The `seed` design: a faithful port of the original NSLock `SteppingSubscriber`
-/// (shared/seeds/stepping-subscriber-original.txt), kept as the reference row every report
-/// compares to. Do not optimise it.
+/// The `seed` design: a faithful port of the original NSLock `SteppingSubscriber` (Rob Mayoff's
+/// answer to the Stack Overflow question "Swift Combine: Buffer upstream values and emit them at
+/// a steady rate?"), kept as the reference row every report compares to. Do not optimise it,
+/// and do not fix it: the rules it breaks are recorded by the tests as known issues
+/// (docs/CONFORMANCE.md, "What the original gets wrong").
 ///
 /// As in the original: a generic `State` enum behind an `NSLock`, `l_` fields that may only be
 /// touched while holding the lock, a heap-allocated closure per promise, and `lock.sync`

@@ -28,9 +28,7 @@ extension SteppingDesign {
 }
 
 /// The designs under test: every design, minus those named in `STEPBENCH_EXCLUDE_DESIGNS`
-/// (comma-separated). Only scripts/test's ThreadSanitizer run sets it, for `mutex`: TSan cannot
-/// see the futex synchronisation inside the uninstrumented libswiftSynchronization, so every
-/// `Mutex.withLock` is reported as a race (see scripts/test).
+/// (comma-separated; for local iteration only: scripts/test and CI never set it).
 let testedDesigns: [SteppingDesign] = {
     let raw = ProcessInfo.processInfo.environment["STEPBENCH_EXCLUDE_DESIGNS"] ?? ""
     let names = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
