@@ -66,13 +66,13 @@ def load_stepbench_rows(paths: list[str]) -> dict[tuple[str, int], tuple[int, in
                 data = json.load(f)
         except (OSError, json.JSONDecodeError) as error:
             raise InputError(f"{path}: unreadable stepbench results ({error})")
-        if data.get("schema") != "stepbench/1":
-            raise InputError(f"{path}: schema {data.get('schema')!r}, expected 'stepbench/1'")
+        if data.get("schema") not in ("stepbench/2", "stepbench/1"):
+            raise InputError(f"{path}: schema {data.get('schema')!r}, expected 'stepbench/2' or 'stepbench/1'")
         for row in data["rows"]:
             if row["status"] != "ok":
                 raise InputError(f"{path}: {row['scenario']} {row['design']} failed its verification: {row.get('failure')}")
             per = sorted(r["allocations"] / r["elements"] for r in row["repetitions"])
-            median = per[len(per) // 2] if len(per) % 2 else (per[len(per) // 2 - 1] + per[len(per) // 2]) / 2
+            median = per[(len(per) - 1) // 2]  # the ⌈n/2⌉-th, StepBench's one median (Statistics.median)
             name = row["scenario"] if row["design"] == "floor" else f"{row['scenario']}_{row['design']}"
             rows[(name, row["threads"])] = (row["threads"], row["elements"], row["repetitions"][0]["elements"], median)
     return rows

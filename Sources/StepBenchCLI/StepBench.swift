@@ -65,6 +65,15 @@ struct Run: ParsableCommand {
     @Flag(help: "Skip the warm-up pass.")
     var noWarmup = false
 
+    @Option(help: "Seed of the shuffled order of each round (default: a fresh one; the results file records it).")
+    var orderSeed: UInt64?
+
+    @Option(help: "both (default): timing in a child process with jemalloc's thread caches on, as users run it, then exact allocation counts in a shorter pass with them off; timing or allocations: that pass alone, in this process.")
+    var pass: String = RunPasses.Pass.both.rawValue
+
+    @Flag(help: "Process isolation: each round of the timing pass in a fresh process, merged as `stepbench merge` does. Use it before publishing a timing claim (a process's heap and code layout move its numbers).")
+    var fork = false
+
     func makeConfiguration() throws -> RunConfiguration {
         var c = RunConfiguration()
         c.designs = try RunConfiguration.parseList(design, of: SteppingDesign.self, what: "design")
@@ -78,6 +87,10 @@ struct Run: ParsableCommand {
         c.repetitions = repetitions
         c.allowDebug = allowDebug
         c.warmup = !noWarmup
+        c.orderSeed = orderSeed
+        guard RunPasses.Pass(rawValue: pass) != nil else {
+            throw ConfigurationError("unknown pass '\(pass)'; valid passes: \(RunPasses.Pass.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         try c.validate()
         return c
     }
@@ -99,11 +112,58 @@ struct Run: ParsableCommand {
         }
     }
 
+    /// This run's selection, as arguments for a child `stepbench run`.
+    func childArguments(_ c: RunConfiguration, seed: UInt64, repetitions: Int) -> [String] {
+        var a = ["--design", design, "--scenario", scenario, "--threads", threads, "--profile", profile,
+                 "--repetitions", String(repetitions), "--order-seed", String(seed), "--pass", RunPasses.Pass.timing.rawValue]
+        if let elements { a += ["--elements", String(elements)] }
+        if allowDebug { a.append("--allow-debug") }
+        if noWarmup { a.append("--no-warmup") }
+        return a
+    }
+
     func run() throws {
-        let configuration = try makeConfiguration()
+        var configuration = try makeConfiguration()
         let machine = MachineFingerprint.current()
         let (url, latest) = outputURLs(machineID: machine.machineID)
         try RunConfiguration.checkWritable(url)
+        var file: ResultsFile
+        switch RunPasses.Pass(rawValue: pass)! {
+        case .timing, .allocations:
+            if pass == RunPasses.Pass.allocations.rawValue {
+                configuration.repetitions = RunPasses.allocationRepetitions(timing: configuration.effectiveRepetitions)
+            }
+            file = runInProcess(configuration)
+        case .both:
+            let seed = configuration.orderSeed ?? UInt64.random(in: 1...UInt64.max)
+            let reps = configuration.effectiveRepetitions
+            let threadCaches = ["MALLOC_CONF": "tcache:true"]  // jemalloc's default: as users run it
+            let timing: ResultsFile
+            do {
+                if fork {
+                    let processes = try (0..<reps).map { r in
+                        FileHandle.standardError.write(Data("— timing pass, process \(r + 1) of \(reps)\n".utf8))
+                        return try RunPasses.child(childArguments(configuration, seed: seed &+ UInt64(r), repetitions: 1),
+                                                   environment: threadCaches)
+                    }
+                    timing = try ResultsFile.mergedPerProcess(processes)
+                } else {
+                    FileHandle.standardError.write(Data("— timing pass (child process, jemalloc thread caches on)\n".utf8))
+                    timing = try RunPasses.child(childArguments(configuration, seed: seed, repetitions: reps), environment: threadCaches)
+                }
+            } catch let e as ResultsError { throw ValidationError(e.description) }
+            FileHandle.standardError.write(Data("— allocation pass (this process, thread caches off: exact counts)\n".utf8))
+            configuration.repetitions = RunPasses.allocationRepetitions(timing: reps)
+            configuration.orderSeed = seed
+            let counts = runInProcess(configuration)
+            do { file = try RunPasses.combine(timing: timing, allocations: counts) } catch let e as ResultsError {
+                throw ValidationError(e.description)
+            }
+        }
+        try finish(file, url: url, latest: latest)
+    }
+
+    func runInProcess(_ configuration: RunConfiguration) -> ResultsFile {
         var runner = BenchmarkRunner(configuration: configuration)
         let tty = isatty(STDERR_FILENO) != 0
         runner.progress = { line in
@@ -115,10 +175,17 @@ struct Run: ParsableCommand {
         }
         let file = runner.run()
         if tty { FileHandle.standardError.write(Data("\n".utf8)) }
+        return file
+    }
+
+    func finish(_ file: ResultsFile, url: URL, latest: URL?) throws {
         try file.write(to: url)
         if let latest { try file.write(to: latest) }
         print(SummaryTable.render(file))
         FileHandle.standardError.write(Data("results written to \(url.path)\(latest.map { " and \($0.lastPathComponent)" } ?? "")\n".utf8))
+        for warning in file.harnessWarnings ?? [] {
+            FileHandle.standardError.write(Data("WARNING: \(warning)\n".utf8))
+        }
         let failed = file.rows.filter { $0.status != "ok" }
         if !failed.isEmpty {
             FileHandle.standardError.write(Data("\(failed.count) combination(s) FAILED verification: \(failed.map { "\($0.scenario.rawValue)/\($0.design)×\($0.threads)" }.joined(separator: ", "))\n".utf8))
@@ -174,7 +241,7 @@ struct Export: ParsableCommand {
     @Option(help: "Write here (atomically) instead of stdout.")
     var output: String?
 
-    @Argument(help: "A stepbench/1 results file.")
+    @Argument(help: "A stepbench results file (schema stepbench/2 or /1).")
     var results: String
 
     func validate() throws {
@@ -225,8 +292,11 @@ struct Compare: ParsableCommand {
     @Flag(help: "Compare only the exact metrics (instructions, allocations, failed verification): the CI gate. Timing rows are left out.")
     var exactOnly = false
 
-    @Option(help: "Noise profile of this machine kind (results/<machine-id>/noise.json, from `stepbench noise`): widens each timing interval by the between-run drift it measured. Without it only the noise within each run is accounted for.")
+    @Option(help: "Noise profile of this machine kind (from `stepbench noise`): widens each timing interval by the between-run drift it measured. Default: results/<machine-id>/noise.json of the current file's machine kind, when it exists. Timing rows the profile does not cover say no-drift-estimate instead of regression.")
     var noise: String?
+
+    @Flag(help: "Use no noise profile, not even the committed one: no timing row can then be called a regression.")
+    var noNoise = false
 
     func validate() throws {
         guard ComparisonFormat(rawValue: format) != nil else {
@@ -251,7 +321,13 @@ struct Compare: ParsableCommand {
         let profile: NoiseProfile?
         do {
             files = try [baseline, current].map { try ResultsFile.read(Self.resolve($0)) }
-            profile = try noise.map { try NoiseProfile.read(URL(fileURLWithPath: $0)) }
+            var path = noise
+            let committed = "results/\(files[1].machine.machineID)/noise.json"
+            if path == nil, !noNoise, FileManager.default.fileExists(atPath: committed) {
+                path = committed
+                FileHandle.standardError.write(Data("stepbench compare: drift allowances from \(committed) (--no-noise to leave them out)\n".utf8))
+            }
+            profile = try noNoise ? nil : path.map { try NoiseProfile.read(URL(fileURLWithPath: $0)) }
         } catch let e as ResultsError {
             throw ValidationError(e.description)
         }
@@ -375,10 +451,10 @@ struct ProfileCommand: ParsableCommand {
         let url = output.map { URL(fileURLWithPath: $0) } ?? folder.appendingPathComponent("profile-\(stamp).json")
         try file.write(to: url)
         if output == nil { try file.write(to: folder.appendingPathComponent("profile-latest.json")) }
-        print("instructions per element (callgrind, exact):")
+        print("instructions per element (callgrind, measured window only; per function: exclusive per element):")
         for r in rows {
             print("  \(r.scenario.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(r.design.padding(toLength: 7, withPad: " ", startingAt: 0)) \(String(format: "%10.1f", r.instructionsPerElement))")
-            for f in r.topFunctions.prefix(5) { print("      \(f.inclusiveInstructions)  \(f.function)") }
+            for f in r.topFunctions.prefix(6) { print(String(format: "      %8.1f  ", f.instructionsPerElement ?? 0) + f.function) }
         }
         FileHandle.standardError.write(Data("profile written to \(url.path)\n".utf8))
     }

@@ -2,8 +2,12 @@ import Foundation
 import Stepping
 import StepBenchScenarios
 
-/// Runs a configuration: a warm-up of every combination, then repetitions interleaved across
-/// combinations (A B C … A B C …) so that drift on a shared machine hits all of them alike.
+/// Runs a configuration: a warm-up of every combination, then rounds of one repetition of each,
+/// so that drift on a shared machine hits all of them alike. Within a round the order is
+/// shuffled (from a seed the results file records), but each design runs in one block with its
+/// scenario's floor (the floor at a random place in the block), so a design and the floor it is
+/// divided by are measured seconds apart, not minutes; no combination always runs first or
+/// always follows the same neighbour.
 public struct BenchmarkRunner {
     public struct Combination: Equatable, Sendable {
         public var scenario: ScenarioKind
@@ -39,8 +43,34 @@ public struct BenchmarkRunner {
         return result
     }
 
+    /// Blocks of combination indices: each non-floor scenario × threads with its floor (when the
+    /// floor is selected too), and every floor not claimed by a block on its own.
+    public var blocks: [[Int]] {
+        let combos = combinations
+        var claimed = Set<Int>()
+        var result: [[Int]] = []
+        for (i, c) in combos.enumerated() where !c.scenario.isFloor && !claimed.contains(i) {
+            var block = combos.indices.filter { !combos[$0].scenario.isFloor && combos[$0].scenario == c.scenario && combos[$0].threads == c.threads }
+            if let floor = combos.indices.first(where: { combos[$0].scenario == c.scenario.floor && combos[$0].threads == c.threads }) {
+                block.append(floor)
+            }
+            claimed.formUnion(block)
+            result.append(block)
+        }
+        for i in combos.indices where !claimed.contains(i) { result.append([i]) }
+        return result
+    }
+
+    /// The order of round `round`: blocks shuffled, and each block's members shuffled.
+    public static func order(blocks: [[Int]], seed: UInt64, round: Int) -> [Int] {
+        var rng = SplitMix64(seed: seed &+ UInt64(round) &* 0x9E37_79B9_7F4A_7C15)
+        return blocks.map { $0.shuffled(using: &rng) }.shuffled(using: &rng).flatMap { $0 }
+    }
+
     public func run() -> ResultsFile {
         let combos = combinations
+        let blocks = blocks
+        let seed = configuration.orderSeed ?? UInt64.random(in: 1...UInt64.max)
         let reps = configuration.effectiveRepetitions
         var raw = [[RepetitionResult]](repeating: [], count: combos.count)
         var failures = [String?](repeating: nil, count: combos.count)
@@ -68,7 +98,9 @@ public struct BenchmarkRunner {
             for i in combos.indices { step(i, elements: max(1, combos[i].elements / 10), record: false, phase: "warm-up") }
         }
         for r in 0..<reps {
-            for i in combos.indices { step(i, elements: combos[i].elements, record: true, phase: "rep \(r + 1)/\(reps)") }
+            for i in Self.order(blocks: blocks, seed: seed, round: r) {
+                step(i, elements: combos[i].elements, record: true, phase: "rep \(r + 1)/\(reps)")
+            }
         }
 
         let rows = combos.indices.map { i -> ResultsFile.Row in
@@ -84,7 +116,8 @@ public struct BenchmarkRunner {
             machine: MachineFingerprint.current(),
             configuration: .init(profile: configuration.profile, repetitions: reps, warmup: configuration.warmup,
                                  threads: configuration.threads, elementsOverride: configuration.elements,
-                                 handoff: "spin-yield (spin \(SpinSlot<Int>.spinLimit) polls, then sched_yield)"),
+                                 handoff: "spin-yield (spin \(SpinSlot<Int>.spinLimit) polls, then sched_yield); waiters park",
+                                 orderSeed: seed),
             rows: rows, peakRSSBytes: ResourceUsage.now().peakRSSBytes)
         file.computeRatios()
         return file

@@ -2,17 +2,23 @@ import Foundation
 import Stepping
 import StepBenchScenarios
 
-/// `stepbench profile`: exact instructions per element under valgrind's callgrind.
+/// `stepbench profile`: exact instructions per element under valgrind's callgrind, and where
+/// they go, function by function.
 ///
-/// Each (scenario, design) runs twice in a child process — `stepbench run` with `low` and then
-/// `high` elements, one repetition, no warm-up — on a copy of this binary stripped of debug
-/// information (valgrind 3.19 cannot read Swift 6.3's). Instructions per element is the
-/// difference of the two totals over the difference of the element counts, so the process's
-/// start-up and the scenario's set-up cancel out. Counts are repeatable for the same binary
-/// whatever else the machine is doing. Only single-thread scenarios are profiled: with more
-/// threads the interleaving, and so the count, changes from run to run.
+/// Each (scenario, design) runs twice in a child process — `stepbench run --pass timing` with
+/// `low` and then `high` elements, one repetition, no warm-up, jemalloc's thread caches on as
+/// in the timing pass — on a copy of this binary stripped of debug
+/// information (valgrind 3.19 cannot read Swift 6.3's). Collection is on only inside the
+/// scenario's ``MeasuredWindow`` (`--toggle-collect`), and Swift's hashing is made deterministic
+/// (`SWIFT_DETERMINISTIC_HASHING=1`), so two profiles of one build count the same instructions.
+/// Per element: the difference of the two windows' totals over the difference of their
+/// elements, and the same per function (exclusive instructions, `callgrind_annotate`), so the
+/// window's one-off work (first-use metadata, the subscription) cancels out. Only single-thread
+/// scenarios are profiled: with more threads the interleaving, and so the count, varies.
 public struct Profiler {
     public static let scenarios: [ScenarioKind] = [.syncStep, .floorSync]
+    /// How many functions each profile row keeps (the rest is small).
+    public static let functionsKept = 12
 
     public var valgrind = "valgrind"
     public var elementsLow = 4_000
@@ -41,21 +47,29 @@ public struct Profiler {
                 guard high.total > low.total else {
                     throw ScenarioFailure("profile \(name): \(high.total) instructions for \(elementsHigh) elements, not more than \(low.total) for \(elementsLow)")
                 }
+                let span = Double(elementsHigh - elementsLow)
+                let perFunction = high.functions.map { function, cost in
+                    (function, (Double(cost) - Double(low.functions[function] ?? 0)) / span)
+                }
+                let top = perFunction.filter { $0.1 >= 0.5 }.sorted { $0.1 > $1.1 }.prefix(Self.functionsKept)
                 rows.append(.init(scenario: scenario, design: design?.rawValue ?? "floor", elementsLow: elementsLow,
                                   elementsHigh: elementsHigh, instructionsLow: low.total, instructionsHigh: high.total,
-                                  instructionsPerElement: Double(high.total - low.total) / Double(elementsHigh - elementsLow),
-                                  topFunctions: high.top))
+                                  instructionsPerElement: Double(high.total - low.total) / span,
+                                  topFunctions: top.map { .init(function: demangle($0.0), instructionsPerElement: $0.1) }))
             }
         }
         return rows
     }
 
+    /// One callgrind run: the window's total and its exclusive instructions per function.
     private func count(_ binary: URL, _ scenario: ScenarioKind, _ design: SteppingDesign?, _ elements: Int,
-                       _ work: URL) throws -> (total: UInt64, top: [ResultsFile.FunctionCost]) {
+                       _ work: URL) throws -> (total: UInt64, functions: [String: UInt64]) {
         let out = work.appendingPathComponent("callgrind.\(scenario.rawValue).\(design?.rawValue ?? "floor").\(elements)")
-        var arguments = ["--tool=callgrind", "--callgrind-out-file=\(out.path)", binary.path, "run",
+        var arguments = ["--tool=callgrind", "--callgrind-out-file=\(out.path)", "--toggle-collect=*MeasuredWindow*",
+                         binary.path, "run",
                          "--scenario", scenario.rawValue, "--elements", String(elements), "--repetitions", "1",
-                         "--no-warmup", "--threads", "1", "--output", work.appendingPathComponent("r.json").path]
+                         "--no-warmup", "--threads", "1", "--pass", "timing", "--order-seed", "1",
+                         "--output", work.appendingPathComponent("r.json").path]
         if let design { arguments += ["--design", design.rawValue] }
         if MachineFingerprint.buildConfigurationOfThisBinary == "debug" { arguments.append("--allow-debug") }
         try run(valgrind, arguments)
@@ -64,30 +78,18 @@ public struct Profiler {
               let total = UInt64(line.split(separator: " ").last ?? "") else {
             throw ScenarioFailure("profile: no instruction total in \(out.lastPathComponent)")
         }
-        let annotated = (try? run("callgrind_annotate", ["--inclusive=yes", out.path])) ?? ""
-        var top: [ResultsFile.FunctionCost] = []
+        let annotated = try run("callgrind_annotate", ["--inclusive=no", "--threshold=100", out.path])
+        var functions: [String: UInt64] = [:]
         for raw in annotated.split(separator: "\n") {
-            // "12,345,678 (45.6%)  file:function [binary]"
+            // "12,345 (45.6%)  file:function [binary]"
             let line = raw.trimmingCharacters(in: .whitespaces)
             guard let first = line.split(separator: " ").first, let n = UInt64(first.replacingOccurrences(of: ",", with: "")),
-                  line.contains(":") else { continue }
-            let function = line.split(separator: ":", maxSplits: 1).last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? line
-            if function.contains("PROGRAM TOTALS") || Self.isPlumbing(function) { continue }
-            top.append(.init(function: demangle(String(function.split(separator: " [").first ?? Substring(function))),
-                             inclusiveInstructions: n))
-            if top.count == 10 { break }
+                  line.contains(":"), !line.contains("PROGRAM TOTALS") else { continue }
+            let located = line.split(separator: ":", maxSplits: 1).last.map(String.init) ?? line
+            let function = String(located.split(separator: " [").first ?? Substring(located)).trimmingCharacters(in: .whitespaces)
+            functions[function, default: 0] += n
         }
-        return (total, top)
-    }
-
-    /// Start-up and thread plumbing frames that sit above everything and say nothing.
-    static func isPlumbing(_ function: String) -> Bool {
-        let f = function.trimmingCharacters(in: .whitespaces)
-        return f.hasPrefix("0x") || f.hasPrefix("(below main)") || f.hasPrefix("__libc_start") || f.hasPrefix("stepbench_main")
-            || f.hasPrefix("start_thread") || f.hasPrefix("_dispatch_") || f == "main" || f.hasPrefix("clone")
-            || f.hasPrefix("$s10stepbench") || f.contains("ArgumentParser")
-            // the harness itself (tool, runner, scenario drivers): show what the design costs
-            || f.contains("12StepBenchCLI") || f.contains("12StepBenchKit")
+        return (total, functions)
     }
 
     private func demangle(_ symbol: String) -> String {
@@ -101,6 +103,8 @@ public struct Profiler {
     private func run(_ command: String, _ arguments: [String]) throws -> String {
         var environment = ProcessInfo.processInfo.environment
         environment["STEPBENCH_PROFILED_RUN"] = "1"
+        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"  // the same hash seeds, so the same instructions
+        environment["MALLOC_CONF"] = "tcache:true"  // the allocator as users run it, as the timing pass does
         let result: Subprocess.Result
         do { result = try Subprocess.run(command, arguments, environment: environment) } catch {
             throw ScenarioFailure("profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")

@@ -12,6 +12,9 @@ public struct RunConfiguration: Sendable {
     public var profile: Profile = .quick
     public var warmup = true
     public var allowDebug = false
+    /// Seeds the order of combinations in each round (recorded in the results file, so a run's
+    /// order can be replayed); nil: a fresh seed per run.
+    public var orderSeed: UInt64? = nil
 
     public init() {}
 

@@ -12,6 +12,8 @@ public enum SummaryTable {
             out += "\n\(scenario.rawValue): \(scenario.summary)\n"
             var table = [["design", "threads", "ns/elem", "[95% CI]", "Melem/s", "allocs/elem", "cpu ns/elem"]]
             if scenario.hasLatency { table[0] += ["p50 ns", "p99 ns", "p99.9 ns"] }
+            let pipelines = rows.contains { $0.summary?.perThreadNsPerElement != nil }
+            if pipelines { table[0] += ["per-thread ns/elem"] }
             table[0] += ["×seed", "×floor", "status"]
             for row in rows {
                 guard let s = row.summary else {
@@ -27,6 +29,7 @@ public enum SummaryTable {
                     line += [s.latencyP50.map { fmt($0.median) } ?? "–", s.latencyP99.map { fmt($0.median) } ?? "–",
                              s.latencyP999.map { fmt($0.median) } ?? "–"]
                 }
+                if pipelines { line.append(s.perThreadNsPerElement.map { fmt($0.median) } ?? "–") }
                 line += [s.ratioToSeed.map { String(format: "%.2f", $0) } ?? "–",
                          (s.latencyP50RatioToFloor ?? s.ratioToFloor).map { String(format: "%.2f", $0) } ?? "–", "ok"]
                 table.append(line)
@@ -34,7 +37,7 @@ public enum SummaryTable {
             out += format(table)
         }
         if file.rows.contains(where: { $0.scenario == .asyncStep }) {
-            out += "\n(async-step ×floor is the ratio of p50 latency to floor-pingpong's)\n"
+            out += "\n(async-step ×floor is the ratio of p50 latency to its floor's, floor-async)\n"
         }
         return out
     }

@@ -11,48 +11,69 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     case paceJitter = "pace-jitter"
     case floorSync = "floor-sync"
     case floorPingPong = "floor-pingpong"
+    case floorAsync = "floor-async"
+    case floorStaleStorm = "floor-stale-storm"
+    case floorCancelRace = "floor-cancel-race"
+    case floorFanOut = "floor-fan-out"
+    case floorPace = "floor-pace"
 
     /// One line for `stepbench list`.
     public var summary: String {
         switch self {
         case .syncStep: "one thread, synchronous upstream, .more inside the stepper: pure per-element cost"
-        case .asyncStep: "promise fulfilled on a second thread (spin-yield hand-off); latency .more → next input"
+        case .asyncStep: "promise fulfilled on a second thread (spin-yield hand-offs, waiter parked); latency .more → next input"
         case .staleStorm: "sync-step while threads−1 other threads call stale and duplicate promises"
         case .cancelRace: "short subscriptions cancelled by threads−1 racing threads; checks C4 every round; elements = rounds"
-        case .fanOut: "N independent sync-step pipelines on N threads; aggregate throughput; elements per pipeline"
+        case .fanOut: "N independent sync-step pipelines on N threads; aggregate and per-thread throughput; elements per pipeline"
         case .paceJitter: "pace at 1 ms on the DispatchQueue scheduler; latency = lateness of each output"
         case .floorSync: "floor: the sync-step upstream into a plain .max(1) subscriber (no stepping)"
-        case .floorPingPong: "floor: a raw two-thread ping-pong with async-step's spin-yield hand-off"
+        case .floorPingPong: "floor: a raw two-thread ping-pong with async-step's spin-yield hand-off (the hand-off alone)"
+        case .floorAsync: "floor: async-step's threads, hand-offs and waiter around a plain .max(1) subscriber"
+        case .floorStaleStorm: "floor: stale-storm's upstream, hammer threads and token log around a plain subscriber"
+        case .floorCancelRace: "floor: cancel-race's rounds and racing cancellers around a plain cancellable subscriber"
+        case .floorFanOut: "floor: fan-out's N pipelines of floor-sync (same threads, same waiter)"
+        case .floorPace: "floor: the same chain of 1 ms timers on the DispatchQueue scheduler, no stepping"
         }
     }
 
-    /// Floor rows have no design: they measure the physical limit on this machine.
-    public var isFloor: Bool { self == .floorSync || self == .floorPingPong }
+    /// Floor rows have no design: each is its scenario's work, threads, hand-offs and waiter
+    /// minus the stepping subscriber, so that design × floor is the design's own cost.
+    public var isFloor: Bool { rawValue.hasPrefix("floor-") }
 
-    /// The floor each scenario is compared to.
+    /// The floor each scenario is compared to: one of its own shape.
     public var floor: ScenarioKind? {
         switch self {
-        case .syncStep, .staleStorm, .fanOut: .floorSync
-        case .asyncStep: .floorPingPong
-        default: nil
+        case .syncStep: .floorSync
+        case .asyncStep: .floorAsync
+        case .staleStorm: .floorStaleStorm
+        case .cancelRace: .floorCancelRace
+        case .fanOut: .floorFanOut
+        case .paceJitter: .floorPace
+        case .floorSync, .floorPingPong, .floorAsync, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace: nil
         }
     }
 
+    /// The scenario a floor stands for (nil for floor-pingpong and non-floors).
+    public var floorOf: ScenarioKind? { Self.allCases.first { $0.floor == self } }
+
     /// Whether per-event latency is recorded.
-    public var hasLatency: Bool { [.asyncStep, .cancelRace, .paceJitter, .floorPingPong].contains(self) }
+    public var hasLatency: Bool {
+        [.asyncStep, .cancelRace, .paceJitter, .floorPingPong, .floorAsync, .floorCancelRace, .floorPace].contains(self)
+    }
 
     /// The thread counts this scenario runs at, given the requested ones.
     public func threadCounts(requested: [Int]) -> [Int] {
         switch self {
-        case .syncStep, .paceJitter, .floorSync: [1]
-        case .asyncStep, .floorPingPong: [2]
-        case .staleStorm, .fanOut: requested
-        case .cancelRace: requested.filter { $0 >= 2 }.isEmpty ? [2] : requested.filter { $0 >= 2 }
+        case .syncStep, .paceJitter, .floorSync, .floorPace: [1]
+        case .asyncStep, .floorPingPong, .floorAsync: [2]
+        case .staleStorm, .fanOut, .floorStaleStorm, .floorFanOut: requested
+        case .cancelRace, .floorCancelRace: requested.filter { $0 >= 2 }.isEmpty ? [2] : requested.filter { $0 >= 2 }
         }
     }
 
     /// Elements per repetition in a profile (rounds for cancel-race, per pipeline for fan-out).
     public func elements(_ profile: Profile) -> Int {
+        if let shape = floorOf { return shape.elements(profile) }  // a floor does its scenario's work
         let quick: Int = switch self {
         case .syncStep, .floorSync: 200_000
         case .asyncStep, .floorPingPong: 20_000
@@ -60,6 +81,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .cancelRace: 300
         case .fanOut: 100_000
         case .paceJitter: 200
+        case .floorAsync, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace: 0  // floorOf above
         }
         return profile == .full ? (self == .paceJitter ? 500 : quick * 5) : quick
     }
@@ -71,7 +93,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// pace's timers are Dispatch's. Non-exact counts are compared like timings. The one
     /// declaration: every tool and script reads it (scripts through `stepbench list --format json`).
     public func allocationsAreExact(design: SteppingDesign?) -> Bool {
-        design != .actor && self != .cancelRace && self != .paceJitter
+        design != .actor && ![.cancelRace, .paceJitter, .floorCancelRace, .floorPace].contains(self)
     }
 
     /// Elements per iteration of the package-benchmark suite (Benchmarks/SteppingBenchmarks): a
@@ -79,11 +101,13 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// pipeline for fan-out). The CI gate runs stepbench with the same counts so that the two
     /// tools' allocation counts can be compared for the same work.
     public var suiteElements: Int {
-        switch self {
+        if let shape = floorOf { return shape.suiteElements }
+        return switch self {
         case .syncStep, .floorSync, .staleStorm, .fanOut: 10_000
         case .asyncStep, .floorPingPong: 2_000
         case .cancelRace: 50
         case .paceJitter: 20
+        case .floorAsync, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace: 0  // floorOf above
         }
     }
 
@@ -101,6 +125,11 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         switch self {
         case .floorSync: return try FloorSync.run(elements: elements)
         case .floorPingPong: return try FloorPingPong.run(elements: elements)
+        case .floorAsync: return try FloorAsync.run(elements: elements)
+        case .floorStaleStorm: return try FloorStaleStorm.run(threads: threads, elements: elements)
+        case .floorCancelRace: return try FloorCancelRace.run(threads: threads, elements: elements)
+        case .floorFanOut: return try FloorFanOut.run(threads: threads, elements: elements)
+        case .floorPace: return try FloorPace.run(elements: elements)
         default: break
         }
         guard let design else { throw ScenarioFailure("\(rawValue) needs a design") }
@@ -111,7 +140,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .cancelRace: return try CancelRace.run(design: design, threads: threads, elements: elements)
         case .fanOut: return try FanOut.run(design: design, threads: threads, elements: elements)
         case .paceJitter: return try PaceJitter.run(design: design, elements: elements)
-        case .floorSync, .floorPingPong: fatalError("handled above")
+        case .floorSync, .floorPingPong, .floorAsync, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace:
+            fatalError("handled above")
         }
     }
 }
@@ -129,6 +159,10 @@ public struct RepetitionResult: Codable, Equatable, Sendable {
     public var allocations: UInt64
     public var cpuNanoseconds: UInt64
     public var latency: LatencySummary?
+    /// fan-out: each pipeline's own time (its start to its completion), one per thread.
+    public var threadNanoseconds: [UInt64]? = nil
+    /// What the scheduler did during the window (context switches, migrations, steal).
+    public var scheduling: SchedulingCounts? = nil
 
     public init(elapsedNanoseconds: UInt64, elements: Int, allocations: UInt64, cpuNanoseconds: UInt64,
                 latency: LatencySummary? = nil) {
@@ -142,10 +176,17 @@ public struct RepetitionResult: Codable, Equatable, Sendable {
     init(meter: Meter, elements: Int, latency: LatencySummary? = nil) {
         self.init(elapsedNanoseconds: meter.elapsedNanoseconds, elements: elements,
                   allocations: meter.allocations, cpuNanoseconds: meter.cpuNanoseconds, latency: latency)
+        scheduling = meter.scheduling
     }
 
     public var nsPerElement: Double { Double(elapsedNanoseconds) / Double(elements) }
     public var elementsPerSecond: Double { Double(elements) * 1e9 / Double(max(elapsedNanoseconds, 1)) }
     public var allocationsPerElement: Double { Double(allocations) / Double(elements) }
     public var cpuNsPerElement: Double { Double(cpuNanoseconds) / Double(elements) }
+    /// fan-out: the mean over pipelines of each pipeline's own ns per element (nil elsewhere).
+    public var perThreadNsPerElement: Double? {
+        guard let times = threadNanoseconds, !times.isEmpty else { return nil }
+        let perPipeline = Double(elements) / Double(times.count)
+        return times.reduce(0.0) { $0 + Double($1) / perPipeline } / Double(times.count)
+    }
 }

@@ -21,6 +21,14 @@ struct ComparisonTests {
         Dictionary(uniqueKeysWithValues: c.rows.map { ($0.metric, $0.verdict) })
     }
 
+    /// A noise profile that knows the sync-step atomic rows drift by 0.1% between runs.
+    static let quiet = NoiseProfile(
+        schema: NoiseProfile.currentSchema, machineId: "test", gitCommit: "x", createdAt: "x", runs: 10,
+        entries: ["ns_per_element", "cpu_ns_per_element"].map {
+            .init(scenario: "sync-step", design: "atomic", threads: 1, metric: $0, repetitions: 5, samplingSD: 0.001,
+                  betweenSD: 0.001, driftSD: 0.001, residualQuantiles: [])
+        })
+
     @Test func test_compare_sameRunIsUnchanged() {
         let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1))
         #expect(c.regressions.isEmpty)
@@ -29,7 +37,7 @@ struct ComparisonTests {
     }
 
     @Test func test_compare_tenPercentSlowerIsARegression() {
-        let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1.10))
+        let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1.10), noise: Self.quiet)
         #expect(verdicts(c)["ns_per_element"] == .regression)
         let row = c.rows.first { $0.metric == "ns_per_element" }!
         #expect(abs(row.ratio! - 1.10) < 0.001 && row.ciLow! > 1)
@@ -48,8 +56,33 @@ struct ComparisonTests {
         #expect(verdicts(c)["ns_per_element"] == .tooNoisy)
     }
 
+    @Test func test_compare_withoutADriftEstimateTimingIsNeverARegression() {
+        // The same 10% as above, with no noise profile: the bootstrap sees it, but it cannot tell
+        // it from the between-run drift (10–17% here), so it is no regression.
+        let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1.10))
+        #expect(verdicts(c)["ns_per_element"] == .noDriftEstimate)
+        #expect(c.regressions.isEmpty)
+        let other = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 0.8))
+        #expect(verdicts(other)["ns_per_element"] == .noDriftEstimate)
+    }
+
+    @Test func test_compare_timingDependentAllocationsAreComparedLikeTimings() {
+        // actor's count follows thread timing: 22 → 25 per element is not an exact regression.
+        func actor(_ perElement: [Double]) -> ResultsFile {
+            var f = Self.file(scale: 1)
+            f.rows[0].design = "actor"
+            for (i, a) in perElement.enumerated() { f.rows[0].repetitions[i].allocations = UInt64(a * 10_000) }
+            return f
+        }
+        let c = Comparison.compare(baseline: actor([22, 21, 23, 22, 22]), current: actor([25, 24, 26, 25, 25]))
+        let row = c.rows.first { $0.metric == "allocations_per_element" }!
+        #expect(!row.exact && row.ciLow != nil)
+        #expect(row.verdict == .noDriftEstimate)
+        #expect(c.regressions.isEmpty)
+    }
+
     @Test func test_compare_fasterIsAnImprovement() {
-        let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 0.8))
+        let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 0.8), noise: Self.quiet)
         #expect(verdicts(c)["ns_per_element"] == .improvement)
         #expect(c.regressions.isEmpty)
     }
@@ -67,7 +100,7 @@ struct ComparisonTests {
     }
 
     @Test func test_compare_rendersEveryFormat() throws {
-        let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1.1))
+        let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1.1), noise: Self.quiet)
         #expect(try c.render(.text).contains("REGRESSION"))
         #expect(try c.render(.markdown).hasPrefix("| scenario |"))
         let decoded = try JSONDecoder().decode(Comparison.self, from: Data(try c.render(.json).utf8))

@@ -8,7 +8,8 @@ import Testing
 struct ScenarioTests {
     static let sizes: [ScenarioKind: Int] = [
         .syncStep: 2_000, .asyncStep: 300, .staleStorm: 2_000, .cancelRace: 20, .fanOut: 1_000,
-        .paceJitter: 15, .floorSync: 2_000, .floorPingPong: 300,
+        .paceJitter: 15, .floorSync: 2_000, .floorPingPong: 300, .floorAsync: 300, .floorStaleStorm: 2_000,
+        .floorCancelRace: 20, .floorFanOut: 1_000, .floorPace: 15,
     ]
 
     @Test("each scenario × design × threads completes and verifies", arguments: ScenarioKind.allCases)
@@ -19,11 +20,23 @@ struct ScenarioTests {
         for design in designs {
             for threads in scenario.threadCounts(requested: [1, 2]) {
                 let r = try scenario.run(design: design, threads: threads, elements: n)
-                let expected = scenario == .fanOut ? n * threads : n
-                #expect(r.elements == expected)
+                let pipelines = [.fanOut, .floorFanOut].contains(scenario)
+                #expect(r.elements == (pipelines ? n * threads : n))
+                #expect((r.threadNanoseconds?.count ?? 0) == (pipelines ? threads : 0))
                 #expect(r.elapsedNanoseconds > 0)
                 #expect((r.latency != nil) == scenario.hasLatency, "\(scenario) \(String(describing: design))")
             }
+        }
+    }
+
+    @Test("every scenario has a floor of its own shape: same threads, same work")
+    func test_everyScenarioHasItsOwnFloor() {
+        for scenario in ScenarioKind.allCases where !scenario.isFloor {
+            guard let floor = scenario.floor else { Issue.record("\(scenario) has no floor"); continue }
+            #expect(floor.isFloor && floor.floorOf == scenario)
+            #expect(floor.threadCounts(requested: [1, 2, 4]) == scenario.threadCounts(requested: [1, 2, 4]))
+            #expect(floor.elements(.quick) == scenario.elements(.quick) && floor.suiteElements == scenario.suiteElements)
+            #expect(floor.hasLatency == scenario.hasLatency)
         }
     }
 

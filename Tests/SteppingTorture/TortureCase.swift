@@ -46,6 +46,12 @@ enum TortureCase: String, CaseIterable {
 
 // MARK: - the cases
 
+/// Sends `value` as a well-behaved upstream would: demand returned from `receive(_:)` (a
+/// `.more` that came while the stepper was still running) counts like a request.
+private func deliver(_ value: Int, to subscriber: any SteppingSubscriber<Int, TortureError>, from upstream: HookedSubscription) {
+    if subscriber.receive(value) != .none { upstream.request(.max(1)) }
+}
+
 private func runStorm(_ design: SteppingDesign, _ progress: Progress) -> [String] {
     var violations: [String] = []
     for round in 0..<10 {
@@ -57,7 +63,7 @@ private func runStorm(_ design: SteppingDesign, _ progress: Progress) -> [String
         let sent = Atomic<Int>(0)
         nonisolated(unsafe) let target = subscriber  // subscribers are thread-safe by contract
         upstream.onRequest = {
-            queue.async { _ = target.receive(sent.add(1, ordering: .relaxed).oldValue) }
+            queue.async { deliver(sent.add(1, ordering: .relaxed).oldValue, to: target, from: upstream) }
         }
         subscriber.receive(subscription: upstream)
         let cancelledAt = Atomic<Int>(-1)
@@ -146,7 +152,7 @@ private func runReentrantRequest(_ design: SteppingDesign, _ progress: Progress)
     let sent = Atomic<Int>(0)
     upstream.onRequest = {  // delivers from inside request (no trampoline)
         let next = sent.add(1, ordering: .relaxed).oldValue
-        if next < total { _ = target.receive(next) } else if next == total { target.receive(completion: .finished) }
+        if next < total { deliver(next, to: target, from: upstream) } else if next == total { target.receive(completion: .finished) }
     }
     subscriber.receive(subscription: upstream)
     for i in 0..<total {  // .more after the stepper returned: request → receive, re-entrantly
@@ -175,7 +181,7 @@ private func runCancelInsideRequest(_ design: SteppingDesign, _ progress: Progre
         let requests = Atomic<Int>(0)
         upstream.onRequest = {
             let n = requests.add(1, ordering: .relaxed).newValue
-            if n == cancelAt { target.cancel() } else { DispatchQueue.global().async { _ = target.receive(n) } }
+            if n == cancelAt { target.cancel() } else { DispatchQueue.global().async { deliver(n, to: target, from: upstream) } }
         }
         subscriber.receive(subscription: upstream)
         // Promises fulfilled from outside, until the cancel lands.

@@ -8,7 +8,6 @@ matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-from .results import FLOOR_OF  # noqa: E402
 
 COLORS = {"seed": "#7f7f7f", "locked": "#1f77b4", "mutex": "#2ca02c", "atomic": "#d62728",
           "actor": "#9467bd", "floor": "#000000"}
@@ -47,8 +46,8 @@ def throughput_single(results, scenario, path, threads):
     bars = ax.bar(designs, medians, yerr=err, capsize=4, color=[COLORS.get(d, "#333333") for d in designs])
     for d, bar in zip(designs, bars):
         bar.set_gid(f"series-{d}")
-    floor_name = FLOOR_OF.get(scenario)
-    floor = results.ok_rows(floor_name)[0] if floor_name and results.ok_rows(floor_name) else None
+    floor_name = results.floor_of(scenario)
+    floor = results.ok_rows(floor_name)[0] if floor_name else None
     if floor:
         line = ax.axhline(floor["summary"]["elementsPerSecond"]["median"], linestyle="--", color=COLORS["floor"],
                           label=f"floor ({floor_name})")
@@ -82,13 +81,16 @@ def throughput_vs_threads(results, scenario, path):
         line = ax.errorbar(xs, ys, yerr=[lo, hi], label=design, color=COLORS.get(design), marker=MARKERS.get(design, "o"),
                            capsize=3, linewidth=1.6)
         line.lines[0].set_gid(f"series-{design}")
-    floor_name = FLOOR_OF.get(scenario)
-    floor = results.ok_rows(floor_name)[0] if floor_name and results.ok_rows(floor_name) else None
-    if floor and threads_seen:
-        xs = sorted(threads_seen)
-        per = floor["summary"]["elementsPerSecond"]["median"]
-        # fan-out: N independent pipelines, so the floor scales with N
-        ys = [per * x if scenario == "fan-out" else per for x in xs]
+    floor_name = results.floor_of(scenario)
+    floor_rows = sorted(results.ok_rows(floor_name), key=lambda r: r["threads"]) if floor_name else []
+    if floor_rows and threads_seen:
+        if {r["threads"] for r in floor_rows} >= threads_seen:  # a floor of the scenario's own shape
+            xs = sorted(threads_seen)
+            ys = [next(r for r in floor_rows if r["threads"] == x)["summary"]["elementsPerSecond"]["median"] for x in xs]
+        else:  # a stepbench/1 file: one floor-sync row (fan-out's N pipelines scale it by N)
+            xs = sorted(threads_seen)
+            per = floor_rows[0]["summary"]["elementsPerSecond"]["median"]
+            ys = [per * x if scenario == "fan-out" else per for x in xs]
         (line,) = ax.plot(xs, ys, linestyle="--", color=COLORS["floor"], label=f"floor ({floor_name})")
         line.set_gid("series-floor")
     ax.set_yscale("log")
@@ -111,7 +113,8 @@ def latency_distribution(results, scenario, path):
     fig, ax = plt.subplots(figsize=(7, 4.2))
     keys = [(50, "latencyP50"), (90, "latencyP90"), (99, "latencyP99"), (99.9, "latencyP999")]
     for design in results.designs() + ["floor"]:
-        rows = [r for r in results.ok_rows(scenario if design != "floor" else FLOOR_OF.get(scenario)) if r["design"] == design]
+        source = scenario if design != "floor" else results.floor_of(scenario)
+        rows = [r for r in results.ok_rows(source) if r["design"] == design] if source else []
         if not rows:
             continue
         s = rows[0]["summary"]
@@ -121,7 +124,7 @@ def latency_distribution(results, scenario, path):
             pts.append((99.99, sorted(p9999)[len(p9999) // 2]))
         if not pts:
             continue
-        label = f"floor ({FLOOR_OF.get(scenario)})" if design == "floor" else design
+        label = f"floor ({source})" if design == "floor" else design
         (line,) = ax.plot([_percentile_x(p) for p, _ in pts], [v for _, v in pts], label=label,
                           color=COLORS.get(design), marker=MARKERS.get(design, "."),
                           linestyle="--" if design == "floor" else "-", linewidth=1.6)
@@ -177,4 +180,38 @@ def instruction_bars(results, path):
     ax.set_ylabel("instructions / element")
     ax.set_title("sync-step: instructions per element (callgrind, exact)")
     ax.set_ylim(0, max(values + [1]) * 1.18)
+    _save(fig, path)
+
+
+def repetition_strips(results, scenario, threads, path):
+    """Every repetition of every design (and the floor) as a point, ns/element on a log scale:
+    the distribution a median summarises. Hollow: the scheduler preempted or migrated a thread
+    during that repetition (stepbench/2 `scheduling`)."""
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    floor_name = results.floor_of(scenario)
+    entries = [(d, results.row(scenario, d, threads)) for d in results.designs()]
+    if floor_name:
+        floor_threads = [r["threads"] for r in results.ok_rows(floor_name)]
+        if floor_threads:
+            t = threads if threads in floor_threads else floor_threads[0]
+            entries.append(("floor", results.row(floor_name, "floor", t)))
+    entries = [(d, r) for d, r in entries if r]
+    for x, (design, row) in enumerate(entries):
+        reps = row.get("repetitions") or []
+        ys = [r["elapsedNanoseconds"] / r["elements"] for r in reps]
+        disturbed = [bool(r.get("scheduling") and (r["scheduling"]["involuntarySwitches"] or r["scheduling"]["migrations"]))
+                     for r in reps]
+        n = len(ys)
+        xs = [x + (0.5 - (i + 0.5) / n) * 0.5 if n > 1 else x for i in range(n)]
+        color = COLORS.get(design, "#333333")
+        faces = ["none" if d else color for d in disturbed]
+        points = ax.scatter(xs, ys, s=22, facecolors=faces, edgecolors=color, linewidths=1.2)
+        points.set_gid(f"series-{design}")
+    ax.set_xticks(range(len(entries)))
+    ax.set_xticklabels([d for d, _ in entries])
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(_duration))
+    ax.set_ylabel("ns per element, each repetition")
+    unit = f"{threads} thread{'s' if threads > 1 else ''}"
+    ax.set_title(f"{scenario} ({unit}): every repetition (hollow: preempted or migrated)")
     _save(fig, path)

@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 from . import charts
-from .results import FLOOR_OF, ResultsError, load
+from .results import ResultsError, load
 
 MULTI_THREAD = ("stale-storm", "cancel-race", "fan-out")
 
@@ -35,12 +35,12 @@ def verdict(results):
         s = best["summary"]
         lines.append(f"**Synchronous `.more` (one thread): `{best['design']}`** — {_fmt_ns(s['nsPerElement']['median'])}/element, "
                      f"{1 / s['ratioToSeed']:.1f}× faster than `seed`" if s.get("ratioToSeed") else "")
-        lines[-1] += (f", {s['ratioToFloor']:.1f}× the plain-subscriber floor, "
+        lines[-1] += (f", {s['ratioToFloor']:.1f}× its floor (the same upstream into a plain subscriber), "
                       f"{s['allocationsPerElement']['median']:.2f} allocations/element.") if s.get("ratioToFloor") else "."
     best = _best(results, "async-step", 2, "latencyP50")
     if best:
         s = best["summary"]
-        extra = f" ({s['latencyP50RatioToFloor']:.1f}× the two-thread ping-pong floor)" if s.get("latencyP50RatioToFloor") else ""
+        extra = f" ({s['latencyP50RatioToFloor']:.2f}× its own floor, the same hand-offs without a stepping subscriber)" if s.get("latencyP50RatioToFloor") else ""
         lines.append(f"**Promise fulfilled on another thread: `{best['design']}`** — p50 {_fmt_ns(s['latencyP50']['median'])} "
                      f"from `.more` to the next input{extra}, p99 {_fmt_ns(s['latencyP99']['median'])}.")
     contention = []
@@ -118,8 +118,8 @@ def build(args, results, folder):
           f"hand-off {results.configuration.get('handoff')}.", "", "## Verdict", ""]
     md += [f"{i + 1}. {line}" for i, line in enumerate(verdict(results))]
     md += ["", "## Speed relative to `seed` and to the floor", "",
-           "Median ns/element (cancel-race: per round); ★ = fastest in the row. ×floor compares with the "
-           "`floor-sync` plain subscriber (fan-out: per thread) or, for async-step, the ping-pong.", ""]
+           "Median ns/element (cancel-race: per round); ★ = fastest in the row. ×floor divides by the scenario's own "
+           "floor: the same work, upstream, threads, hand-offs and waiter, minus the stepping subscriber.", ""]
     md += relative_table(results)
     md += ["", "## Throughput vs threads", ""]
     for scenario in results.scenarios():
@@ -144,13 +144,24 @@ def build(args, results, folder):
         charts.instruction_bars(results, os.path.join(folder, "instructions.svg"))
         md += ["![instructions per element](instructions.svg)", ""]
         top = [p for p in results.profiles if p["scenario"] == "sync-step"]
-        md += ["Top functions by inclusive instructions (larger callgrind run):", ""]
-        for p in top:
-            names = "; ".join(f"`{f['function'][:80]}`" for f in p.get("topFunctions", [])[:3])
-            md.append(f"- `{p['design']}` — {p['instructionsPerElement']:,.0f} instructions/element: {names}")
-        md.append("")
+        md += instruction_breakdown(top)
     else:
         md += ["Instructions per element: not in these results (pass a `stepbench profile` file too).", ""]
+    md += ["## Repetitions and the scheduler", "",
+           "Each point is one repetition (ns/element, log scale): timing here is often bimodal, and a median hides it. "
+           "Hollow points are repetitions in which the process was preempted (at least one involuntary context switch) "
+           "or a thread migrated between CPUs.", ""]
+    for scenario in results.scenarios():
+        if scenario.startswith("floor") or not results.ok_rows(scenario):
+            continue
+        threads = min(r["threads"] for r in results.ok_rows(scenario))
+        name = f"repetitions-{scenario}.svg"
+        charts.repetition_strips(results, scenario, threads, os.path.join(folder, name))
+        md += [f"![{scenario} repetitions]({name})", ""]
+    warnings = results.harness_warnings
+    if warnings:
+        md += ["**Harness warnings** (a design faster than its own floor: the harness, not the design):", ""]
+        md += [f"- {w}" for w in warnings] + [""]
     md += ["## Regressions", ""] + regression_section(args, results) + [""]
     failed = [r for r in results.rows if r["status"] != "ok"]
     if failed:
@@ -158,6 +169,25 @@ def build(args, results, folder):
                                                  for r in failed] + [""]
     with open(os.path.join(folder, "REPORT.md"), "w") as f:
         f.write("\n".join(md))
+
+
+def instruction_breakdown(profiles) -> list[str]:
+    """Where each design's instructions per element go: exclusive instructions per element by
+    function, inside the measured window (stepbench/2 profiles). Older files held inclusive
+    counts of the whole process, which say nothing per element: they are named, not tabled."""
+    md = ["### Where the instructions go (sync-step, exclusive instructions per element, measured window)", ""]
+    for p in profiles:
+        functions = [f for f in p.get("topFunctions", []) if f.get("instructionsPerElement") is not None]
+        md.append(f"**`{p['design']}`** — {p['instructionsPerElement']:,.0f} instructions/element")
+        md.append("")
+        if not functions:
+            md += ["(this profile predates per-function counts; re-run `stepbench profile`)", ""]
+            continue
+        md += ["| instructions/element | function |", "|---:|---|"]
+        md += [f"| {f['instructionsPerElement']:,.1f} | `{f['function'][:110]}` |" for f in functions[:8]]
+        rest = p["instructionsPerElement"] - sum(f["instructionsPerElement"] for f in functions[:8])
+        md += [f"| {rest:,.1f} | (all other functions) |", ""]
+    return md
 
 
 def main(argv=None):

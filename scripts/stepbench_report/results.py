@@ -1,14 +1,20 @@
-"""Reading stepbench/1 results files, with errors that name the file and the problem."""
+"""Reading stepbench/2 (and /1) results files, with errors that name the file and the problem."""
 import json
 import re
 from dataclasses import dataclass, field
 
-SCHEMA = "stepbench/1"
+SCHEMA = "stepbench/2"
+# Schemas read: /2 only added fields to /1 (see results/README.md).
+READABLE_SCHEMAS = ("stepbench/2", "stepbench/1")
 DESIGN_ORDER = ["seed", "locked", "mutex", "atomic", "actor"]
 SCENARIO_ORDER = ["sync-step", "async-step", "stale-storm", "cancel-race", "fan-out",
-                  "pace-jitter", "floor-sync", "floor-pingpong"]
-FLOOR_OF = {"sync-step": "floor-sync", "stale-storm": "floor-sync", "fan-out": "floor-sync",
-            "async-step": "floor-pingpong"}
+                  "pace-jitter", "floor-sync", "floor-pingpong", "floor-async", "floor-stale-storm",
+                  "floor-cancel-race", "floor-fan-out", "floor-pace"]
+# Each scenario's own floor (ScenarioKind.floor), and the floors stepbench/1 files compared to.
+FLOOR_OF = {"sync-step": "floor-sync", "async-step": "floor-async", "stale-storm": "floor-stale-storm",
+            "cancel-race": "floor-cancel-race", "fan-out": "floor-fan-out", "pace-jitter": "floor-pace"}
+LEGACY_FLOOR_OF = {"sync-step": "floor-sync", "stale-storm": "floor-sync", "fan-out": "floor-sync",
+                   "async-step": "floor-pingpong"}
 
 
 class ResultsError(Exception):
@@ -23,6 +29,7 @@ class Results:
     created_at: str
     rows: list = field(default_factory=list)
     profiles: list = field(default_factory=list)
+    harness_warnings: list = field(default_factory=list)
 
     @property
     def machine_id(self):
@@ -37,6 +44,13 @@ class Results:
         for r in self.ok_rows(scenario):
             if r["design"] == design and r["threads"] == threads:
                 return r
+        return None
+
+    def floor_of(self, scenario):
+        """The floor these results compare `scenario` to: its own, or a stepbench/1 file's."""
+        for name in (FLOOR_OF.get(scenario), LEGACY_FLOOR_OF.get(scenario)):
+            if name and self.ok_rows(name):
+                return name
         return None
 
     def designs(self):
@@ -61,9 +75,9 @@ def _load_one(path):
     if not isinstance(data, dict):
         raise ResultsError(f"{path}: not a results file (top level is not an object)")
     schema = data.get("schema")
-    if schema != SCHEMA:
+    if schema not in READABLE_SCHEMAS:
         found = f"'{schema}'" if schema is not None else "missing"
-        raise ResultsError(f"{path}: schema is {found}, expected '{SCHEMA}'; re-run `stepbench run` "
+        raise ResultsError(f"{path}: schema is {found}, expected {' or '.join(repr(s) for s in READABLE_SCHEMAS)}; re-run `stepbench run` "
                            f"or use a report script of the matching version")
     for key in ("machine", "configuration", "rows"):
         if key not in data:
@@ -101,4 +115,4 @@ def load(paths):
             last = data
     return Results(paths=list(paths), machine=last["machine"], configuration=last["configuration"],
                    created_at=last.get("createdAt", "?"), rows=list(merged.values()),
-                   profiles=list(profiles.values()))
+                   profiles=list(profiles.values()), harness_warnings=list(last.get("harnessWarnings") or []))

@@ -1,5 +1,6 @@
 import Foundation
 import StepBenchScenarios
+import Stepping
 
 /// `stepbench compare`: every (scenario, design, threads, metric) of two results files, with
 /// the ratio current/baseline, its 95% confidence interval and a verdict.
@@ -35,8 +36,15 @@ import StepBenchScenarios
 /// - too noisy to tell: otherwise (the interval spans 1 and effects that matter).
 /// The reported "95% CI" is the two-sided 95% interval, widened by drift alike.
 ///
-/// Allocations per element are exact counts: any increase of more than 0.01 per element (the
-/// background noise of the runtime's own threads) is a regression. Instructions per element
+/// **No drift estimate.** A row whose drift between runs is unknown (no noise profile, or the
+/// profile did not measure that row and metric) cannot be called a regression or an improvement
+/// on timing alone: the within-run bootstrap does not see the 10–17% a run drifts here. Such a
+/// row says `no-drift-estimate` where it would have said regression or improvement.
+///
+/// Allocations per element are exact counts where the scenario declares them so
+/// (``ScenarioKind/allocationsAreExact(design:)``): any increase of more than 0.01 per element (the
+/// background noise of the runtime's own threads) is a regression. Where thread timing decides
+/// the count (actor, cancel-race, pace-jitter), it is compared like a timing metric. Instructions per element
 /// (callgrind) are exact to 0.2%: an increase of more than 0.5% is one. A combination that
 /// verified in the baseline but failed in the current file is a regression too.
 public struct Comparison: Codable, Equatable, Sendable {
@@ -46,6 +54,9 @@ public struct Comparison: Codable, Equatable, Sendable {
         case failed
         case onlyInBaseline = "only-in-baseline"
         case onlyInCurrent = "only-in-current"
+        /// A timing change the bootstrap sees, with no between-run drift estimate for the row:
+        /// not evidence of a regression (see the type's documentation).
+        case noDriftEstimate = "no-drift-estimate"
     }
 
     public struct Row: Codable, Equatable, Sendable {
@@ -107,6 +118,10 @@ public struct Comparison: Codable, Equatable, Sendable {
             let samples = row.repetitions.compactMap(value)
             if samples.count == row.repetitions.count && samples.allSatisfy({ $0 > 0 }) { result.append((name, samples)) }
         }
+        if !allocationsAreExact(row) {  // a count that follows thread timing is compared like a timing
+            let samples = row.repetitions.map(\.allocationsPerElement)
+            if samples.allSatisfy({ $0 > 0 }) { result.append(("allocations_per_element", samples)) }
+        }
         if let floor = row.scenario.floor,
            let floorRow = file.rows.first(where: { $0.scenario == floor && $0.status == "ok" }),
            floorRow.repetitions.count == row.repetitions.count {
@@ -115,6 +130,11 @@ public struct Comparison: Codable, Equatable, Sendable {
         }
         return result
     }
+    /// Whether `row`'s allocation count is fixed by the code (the scenario's declaration).
+    public static func allocationsAreExact(_ row: ResultsFile.Row) -> Bool {
+        row.scenario.allocationsAreExact(design: SteppingDesign(rawValue: row.design))
+    }
+
     static let allocationTolerance = 0.01
     /// Instruction counts repeat to within ~0.2% per element for one binary (the two callgrind
     /// runs still differ a little in start-up work); an increase above 0.5% is a regression.
@@ -158,8 +178,10 @@ public struct Comparison: Codable, Equatable, Sendable {
                                minEffect: minEffect)
                 (r.scenario, r.design, r.threads, r.metric) = (cur.scenario.rawValue, cur.design, cur.threads, name)
                 r.driftSD = drift
+                if drift == nil && (r.verdict == .regression || r.verdict == .improvement) { r.verdict = .noDriftEstimate }
                 rows.append(r)
             }
+            guard allocationsAreExact(cur) else { continue }  // compared above, like a timing
             let a = Statistics.median(old.repetitions.map(\.allocationsPerElement))
             let b = Statistics.median(cur.repetitions.map(\.allocationsPerElement))
             let verdict: Verdict = b - a > allocationTolerance ? .regression : a - b > allocationTolerance ? .improvement : .unchanged

@@ -9,13 +9,23 @@ import StepBenchScenarios
 /// thread. `count()` refreshes the statistics (`epoch`) and returns the total number of
 /// allocations made so far (small + large `nmalloc` over all arenas).
 public enum AllocationCounter {
-    /// "jemalloc 5.3.0 (tcache:false)" — recorded in every results file.
+    /// "jemalloc 5.3.0 (tcache:false)" — recorded in every results file. The thread-cache setting
+    /// is read back from jemalloc (`opt.tcache`), so a `MALLOC_CONF` override shows.
     public static var allocatorDescription: String {
         var version: UnsafePointer<CChar>? = nil
         var size = MemoryLayout<UnsafePointer<CChar>?>.size
         let ok = mallctl("version", &version, &size, nil, 0) == 0
         let v = ok ? version.map { String(cString: $0) } ?? "?" : "?"
-        return "jemalloc \(v.split(separator: "-").first.map(String.init) ?? v) (\(String(cString: stepbench_jemalloc_config())))"
+        return "jemalloc \(v.split(separator: "-").first.map(String.init) ?? v) (tcache:\(threadCaches))"
+    }
+
+    /// Whether jemalloc's thread caches are on. Off (the built-in `malloc_conf`, CJemallocConfig)
+    /// every allocation reaches the arena counters: exact counts. On (`MALLOC_CONF=tcache:true`,
+    /// jemalloc's own default, as users run it) allocations are cheaper but counted late.
+    public static var threadCaches: Bool {
+        var enabled = false
+        var size = MemoryLayout<Bool>.size
+        return mallctl("opt.tcache", &enabled, &size, nil, 0) == 0 && enabled
     }
 
     /// Makes ``Meter`` (StepBenchScenarios) read its allocation counts from here. Idempotent.

@@ -4,13 +4,19 @@ import Synchronization
 
 /// Order statistics over repetitions: median and a percentile-bootstrap 95% confidence
 /// interval of the median. Deterministic: the resampling generator is seeded.
+///
+/// **The median**, everywhere in StepBench (summaries, compare, the exact bootstrap, the
+/// scripts), is the ⌈n/2⌉-th order statistic: the usual median for odd n (every preset runs an
+/// odd number of repetitions), the lower middle value for even n. One definition, so a point
+/// estimate and the bootstrap distribution around it are of the same statistic.
 public enum Statistics {
     public static func median(_ values: [Double]) -> Double {
         precondition(!values.isEmpty, "median of no values")
-        let s = values.sorted()
-        let n = s.count
-        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
+        return lowerMedian(ofSorted: values.sorted())
     }
+
+    /// The ⌈n/2⌉-th of `sorted` (ascending).
+    static func lowerMedian(ofSorted sorted: [Double]) -> Double { sorted[(sorted.count - 1) / 2] }
 
     /// The `q`-quantile (0…1) by linear interpolation between closest ranks.
     public static func quantile(_ values: [Double], _ q: Double) -> Double {
@@ -49,7 +55,8 @@ public enum Statistics {
 /// quantiles are found by bisection. Deterministic, and cheap enough to repeat thousands of
 /// times in the detector's synthetic trials (`DetectorTests`).
 public struct MedianBootstrap: Sendable {
-    /// The sample's median (the usual one: the mean of the middle two when n is even).
+    /// The sample's median (``Statistics/median(_:)``: the ⌈n/2⌉-th order statistic, the very
+    /// statistic whose bootstrap distribution this computes).
     public let median: Double
     /// log of the order statistics that carry probability, ascending, and their masses.
     public let logValues: [Double]
@@ -67,8 +74,7 @@ public struct MedianBootstrap: Sendable {
                 return x < y ? -1 : x > y ? 1 : 0
             }
         }
-        let n = sorted.count
-        median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+        median = Statistics.lowerMedian(ofSorted: sorted)
         let all = Self.orderStatisticMasses(n: sorted.count)
         var logs: [Double] = [], masses: [Double] = []
         for (j, mass) in all.enumerated() where mass > 1e-13 {

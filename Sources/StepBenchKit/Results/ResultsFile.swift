@@ -1,9 +1,13 @@
 import Foundation
 import StepBenchScenarios
 
-/// A results file, schema `stepbench/1` (documented in results/README.md).
+/// A results file, schema `stepbench/2` (documented in results/README.md); files of schema
+/// `stepbench/1` are still read.
 public struct ResultsFile: Codable, Equatable, Sendable {
-    public static let currentSchema = "stepbench/1"
+    public static let currentSchema = "stepbench/2"
+    /// Schemas this version reads: /2 only added fields to /1 and changed what a profile row's
+    /// functions mean (exclusive per element instead of inclusive per run; both are optional).
+    public static let readableSchemas = ["stepbench/2", "stepbench/1"]
 
     public var schema: String
     public var createdAt: String
@@ -27,13 +31,24 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         public var instructionsLow: UInt64
         public var instructionsHigh: UInt64
         public var instructionsPerElement: Double
-        /// The most expensive functions by inclusive instructions in the larger run.
+        /// Where the instructions of one element go: per function, exclusive instructions per
+        /// element (the difference of the two windows' counts over the difference of their
+        /// elements), most expensive first. (Files of schema stepbench/1 held the inclusive
+        /// instructions of the larger run's whole process instead.)
         public var topFunctions: [FunctionCost]
     }
 
     public struct FunctionCost: Codable, Equatable, Sendable {
         public var function: String
-        public var inclusiveInstructions: UInt64
+        /// Exclusive instructions per element (stepbench/2).
+        public var instructionsPerElement: Double?
+        /// Inclusive instructions of a whole run (stepbench/1 files only).
+        public var inclusiveInstructions: UInt64?
+
+        public init(function: String, instructionsPerElement: Double) {
+            self.function = function
+            self.instructionsPerElement = instructionsPerElement
+        }
     }
 
     public struct Configuration: Codable, Equatable, Sendable {
@@ -43,6 +58,8 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         public var threads: [Int]
         public var elementsOverride: Int?
         public var handoff: String
+        /// The seed of each round's shuffled order (stepbench/2; `stepbench run --order-seed`).
+        public var orderSeed: UInt64? = nil
     }
 
     /// One (scenario, design, threads) combination: every repetition's raw values, and the
@@ -81,6 +98,8 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         public var latencyP99: Estimate?
         public var latencyP999: Estimate?
         public var latencyMax: Estimate?
+        /// fan-out: each pipeline's own ns per element (mean over pipelines), over repetitions.
+        public var perThreadNsPerElement: Estimate?
         /// Median ns/element over the `seed` design's, same scenario and threads.
         public var ratioToSeed: Double?
         /// Median ns/element over the floor row's (see `ScenarioKind.floor`).
@@ -93,6 +112,8 @@ public struct ResultsFile: Codable, Equatable, Sendable {
             elementsPerSecond = Estimate(reps.map(\.elementsPerSecond))
             allocationsPerElement = Estimate(reps.map(\.allocationsPerElement))
             cpuNsPerElement = Estimate(reps.map(\.cpuNsPerElement))
+            let perThread = reps.compactMap(\.perThreadNsPerElement)
+            if perThread.count == reps.count, !perThread.isEmpty { perThreadNsPerElement = Estimate(perThread) }
             let latencies = reps.compactMap(\.latency)
             if latencies.count == reps.count, !latencies.isEmpty {
                 latencyP50 = Estimate(latencies.map { Double($0.p50) })
@@ -104,8 +125,15 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         }
     }
 
-    /// Fills in the ratios to `seed` and to the floor rows.
+    /// Rows whose median beats their own floor's beyond both intervals: the floor does the same
+    /// work minus the stepping subscriber, so that is a defect of the harness (or a floor of the
+    /// wrong shape), not a fast design. Filled in by ``computeRatios()``; the tool prints them.
+    public var harnessWarnings: [String]? = nil
+
+    /// Fills in the ratios to `seed` and to the floor rows, and ``harnessWarnings``.
     public mutating func computeRatios() {
+        var warnings: [String] = []
+        defer { harnessWarnings = warnings.isEmpty ? nil : warnings }
         func find(_ scenario: ScenarioKind, _ design: String, _ threads: Int) -> Summary? {
             rows.first { $0.scenario == scenario && $0.design == design && $0.threads == threads }?.summary
         }
@@ -118,11 +146,16 @@ public struct ResultsFile: Codable, Equatable, Sendable {
             if let floorKind = row.scenario.floor {
                 let floorThreads = floorKind.threadCounts(requested: [row.threads]).first ?? 1
                 if let floor = find(floorKind, "floor", floorThreads) {
-                    // fan-out's floor is one pipeline per thread: compare per-thread cost.
-                    let perThread = row.scenario == .fanOut ? Double(row.threads) : 1
-                    summary.ratioToFloor = summary.nsPerElement.median * perThread / floor.nsPerElement.median
+                    summary.ratioToFloor = summary.nsPerElement.median / floor.nsPerElement.median
                     if let p50 = summary.latencyP50, let floorP50 = floor.latencyP50 {
                         summary.latencyP50RatioToFloor = p50.median / floorP50.median
+                    }
+                    if summary.nsPerElement.ciHigh < floor.nsPerElement.ciLow {
+                        warnings.append(String(
+                            format: "%@ %@ ×%d: %.1f ns/element [%.1f, %.1f] beats its floor %@ at %.1f [%.1f, %.1f]: a harness defect",
+                            row.scenario.rawValue, row.design, row.threads, summary.nsPerElement.median,
+                            summary.nsPerElement.ciLow, summary.nsPerElement.ciHigh, floorKind.rawValue,
+                            floor.nsPerElement.median, floor.nsPerElement.ciLow, floor.nsPerElement.ciHigh))
                     }
                 }
             }
@@ -167,8 +200,8 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
             throw ResultsError("\(url.path): not a JSON results file")
         }
-        guard header.schema == currentSchema else {
-            throw ResultsError("\(url.path): schema is \(header.schema.map { "'\($0)'" } ?? "missing"), expected '\(currentSchema)'; re-run `stepbench run` or use a matching stepbench version")
+        guard let schema = header.schema, readableSchemas.contains(schema) else {
+            throw ResultsError("\(url.path): schema is \(header.schema.map { "'\($0)'" } ?? "missing"), expected \(readableSchemas.map { "'\($0)'" }.joined(separator: " or ")); re-run `stepbench run` or use a matching stepbench version")
         }
         do { return try JSONDecoder().decode(ResultsFile.self, from: data) } catch {
             throw ResultsError("\(url.path): malformed \(currentSchema) file (\(error))")
@@ -197,8 +230,9 @@ extension ResultsFile {
                 throw ResultsError("merge: files from different machine kinds (\(first.machine.machineID), \(file.machine.machineID))")
             }
             guard file.aggregation == nil else { throw ResultsError("merge: a file is already merged (\(file.aggregation!)); merge the runs themselves") }
+            func shape(_ c: Configuration) -> Configuration { var c = c; c.orderSeed = nil; return c }  // each process its own order
             guard file.machine.gitCommit == first.machine.gitCommit, file.machine.gitDirty == first.machine.gitDirty,
-                  file.configuration == first.configuration else {
+                  shape(file.configuration) == shape(first.configuration) else {
                 throw ResultsError("merge: the runs come from different builds or configurations (commit \(first.machine.gitCommit.prefix(10)) vs \(file.machine.gitCommit.prefix(10))); merge the processes of one build and one configuration")
             }
             guard Set(file.rows.map(key)) == Set(first.rows.map(key)) else {
@@ -219,6 +253,10 @@ extension ResultsFile {
                     continue
                 }
                 let reps = r.repetitions
+                if reps.count == 1 {  // one repetition per process (--fork): keep all it recorded
+                    out.repetitions.append(reps[0])
+                    continue
+                }
                 let latency: LatencySummary? = reps.allSatisfy { $0.latency != nil } ? {
                     let l = reps.map { $0.latency! }
                     return LatencySummary(count: median(l.map(\.count)), p50: median(l.map(\.p50)), p90: median(l.map(\.p90)),
@@ -235,6 +273,7 @@ extension ResultsFile {
             return out
         }
         merged.configuration.repetitions = files.count
+        merged.configuration.orderSeed = nil
         merged.aggregation = "per-process medians of \(files.count) runs of \(first.configuration.repetitions) repetitions"
         merged.createdAt = ISO8601DateFormatter().string(from: Date())
         merged.peakRSSBytes = files.map(\.peakRSSBytes).max() ?? 0

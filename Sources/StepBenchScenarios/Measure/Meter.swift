@@ -9,10 +9,13 @@ public struct Meter {
     public private(set) var elapsedNanoseconds: UInt64 = 0
     public private(set) var cpuNanoseconds: UInt64 = 0
     public private(set) var allocations: UInt64 = 0
+    public private(set) var scheduling: SchedulingCounts?
+    private var startScheduling: SchedulingSnapshot?
 
     public init() {}
 
     public mutating func start() throws {
+        startScheduling = SchedulingSnapshot.now()  // allocates: before the allocation count starts
         let hooks = try MeterHooks.current()
         startAllocations = try hooks.countAllocations()
         startCPU = ResourceUsage.now().cpuNanoseconds
@@ -20,15 +23,18 @@ public struct Meter {
         hooks.didStart()
     }
 
-    public mutating func stop() throws {
+    /// Ends the window. `endedAt`: when the measured work ended, as the thread that finished it
+    /// recorded it (a parked waiter wakes up later than that); default: now.
+    public mutating func stop(endedAt: UInt64? = nil) throws {
         let hooks = try MeterHooks.current()
         hooks.willStop()
-        let end = monotonicNanoseconds()
+        let end = endedAt ?? monotonicNanoseconds()
         let cpu = ResourceUsage.now().cpuNanoseconds
         let allocs = try hooks.countAllocations()
         elapsedNanoseconds = end - startTime
         cpuNanoseconds = cpu - startCPU
         allocations = allocs - startAllocations
+        if let startScheduling { scheduling = SchedulingSnapshot.now().since(startScheduling) }  // after the count
     }
 }
 

@@ -5,8 +5,10 @@ import Synchronization
 
 /// `async-step`: two threads. An emitter thread is the upstream (it waits for demand and sends
 /// the next input); the stepper hands each promise to a fulfiller thread, which calls
-/// `promise(.more)`. Latency per element = from `promise(.more)` on the fulfiller to the next
-/// input at the stepper. Hand-offs spin, then yield (``SpinSlot``). Floor: `floor-pingpong`.
+/// `promise(.more)`. Latency per element = from the fulfiller's `.more` to the next input at the
+/// stepper. Hand-offs spin, then yield (``SpinSlot``); the waiting main thread parks.
+/// Floor: `floor-async`, the very same threads and hand-offs with a plain subscriber whose
+/// "promise" is the fulfiller calling `request(.max(1))` itself.
 enum AsyncStep {
     /// Upstream on its own thread: spins until there is demand, then emits.
     final class SpinUpstream: Subscription, @unchecked Sendable {
@@ -20,7 +22,7 @@ enum AsyncStep {
         func cancel() { cancelled.store(true, ordering: .releasing) }
 
         /// Emits until done; returns early if cancelled or `stop()` (the scenario gave up).
-        func emit(_ count: Int, to subscriber: any SteppingSubscriber<Int, Never>, stop: () -> Bool) throws {
+        func emit<S: Subscriber>(_ count: Int, to subscriber: S, stop: () -> Bool) where S.Input == Int, S.Failure == Never {
             subscriber.receive(subscription: self)
             for value in 0..<count {
                 var polls = 0
@@ -37,67 +39,105 @@ enum AsyncStep {
         }
     }
 
-    /// What the stepper and the fulfiller share. The stepper's fields are touched only by
-    /// stepper calls (serial, S1); `moreAt` crosses threads through the atomic.
-    final class Shared: @unchecked Sendable {
-        let slot = SpinSlot<StepPromise>()
+    /// What the receiving side and the fulfiller share. The receiving side's fields are touched
+    /// only by its calls (serial: rule S1, or upstream's serial signals for the floor); `moreAt`
+    /// crosses threads through the atomic.
+    final class Shared<Token>: @unchecked Sendable {
+        let slot = SpinSlot<Token>()
         let moreAt = Atomic<UInt64>(0)
         let done = Atomic<Bool>(false)
         var latency = LatencyRecorder()
         let check = OrderCheck()
+
+        /// On the receiving side, per input: latency since the fulfiller's `.more`, order.
+        @inline(__always)
+        func arrived(_ value: Int, token: Token) {
+            let now = monotonicNanoseconds()
+            let asked = moreAt.load(ordering: .acquiring)
+            if asked != 0 { latency.record(now &- asked) }
+            check.see(value)
+            slot.put(token)
+        }
     }
 
     static func run(design: SteppingDesign, elements n: Int) throws -> RepetitionResult {
-        let shared = Shared()
+        let shared = Shared<StepPromise>()
         let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
             switch event {
-            case .input(let value, let promise):
-                let arrived = monotonicNanoseconds()
-                let asked = shared.moreAt.load(ordering: .acquiring)
-                if asked != 0 { shared.latency.record(arrived &- asked) }
-                shared.check.see(value)
-                shared.slot.put(promise)
-            case .completion:
-                shared.check.finish()
+            case .input(let value, let promise): shared.arrived(value, token: promise)
+            case .completion: shared.check.finish()
             }
         }
-        let upstream = SpinUpstream()
-        let emitterError = Mutex<ScenarioFailure?>(nil)
-        let fulfillerDone = Atomic<Bool>(false)
-        let box = UncheckedBox(subscriber)
+        return try handOff("async-step \(design)", shared, n, subscriber: UncheckedBox(AnySubscriber(subscriber)),
+                           upstream: SpinUpstream()) {
+            promise, _ in promise(.more)
+        }
+    }
+
+    /// The scenario's body, for a design and for its floor: an emitter thread runs `upstream`
+    /// into `subscriber` (type-erased alike for both), a fulfiller thread takes each token and
+    /// calls `fulfil`.
+    static func handOff<Token>(
+        _ name: String, _ shared: Shared<Token>, _ n: Int, subscriber: UncheckedBox<AnySubscriber<Int, Never>>,
+        upstream: SpinUpstream, fulfil: @escaping @Sendable (Token, SpinUpstream) -> Void
+    ) throws -> RepetitionResult {
+        let fulfillerDone = Latch(count: 1)
         var meter = Meter()
         try meter.start()
         startThread("async-step-fulfiller") {
-            while let promise = shared.slot.take(until: { shared.done.load(ordering: .relaxed) }) {
+            while let token = shared.slot.take(until: { shared.done.load(ordering: .relaxed) }) {
                 shared.moreAt.store(monotonicNanoseconds(), ordering: .releasing)
-                promise(.more)
+                fulfil(token, upstream)
             }
-            fulfillerDone.store(true, ordering: .releasing)
+            fulfillerDone.countDown()
         }
         startThread("async-step-emitter") {
-            do { try upstream.emit(n, to: box.value, stop: { shared.done.load(ordering: .relaxed) }) } catch {
-                emitterError.withLock { $0 = error as? ScenarioFailure }
-            }
+            upstream.emit(n, to: subscriber.value, stop: { shared.done.load(ordering: .relaxed) })
         }
         defer { shared.done.store(true, ordering: .releasing) }
-        try shared.check.waitFinished(what: "async-step \(design)")
-        try meter.stop()
+        let ended = try shared.check.waitFinished(what: name)
+        try meter.stop(endedAt: ended)
         shared.done.store(true, ordering: .releasing)
-        try spinUntil("async-step \(design): fulfiller exit") { fulfillerDone.load(ordering: .acquiring) }
-        if let e = emitterError.withLock({ $0 }) { throw e }
-        try shared.check.verify(count: n, what: "async-step \(design)")
-        try verify(upstream.violations.load(ordering: .relaxed) == 0, "async-step \(design): demand violation")
+        try fulfillerDone.wait(timeout: 60, what: "\(name): fulfiller exit")
+        try shared.check.verify(count: n, what: name)
+        try verify(upstream.violations.load(ordering: .relaxed) == 0, "\(name): demand violation")
         return RepetitionResult(meter: meter, elements: n, latency: shared.latency.summary)
+    }
+}
+
+/// `floor-async`: async-step without the stepping subscriber. The same emitter, fulfiller,
+/// spin-yield slot, timestamps and parked waiter; the receiving side is a plain subscriber that
+/// hands a token to the fulfiller, which asks upstream for `.max(1)` itself.
+enum FloorAsync {
+    final class Receiver: Subscriber, @unchecked Sendable {  // called serially by the emitter
+        typealias Input = Int
+        typealias Failure = Never
+        let combineIdentifier = CombineIdentifier()
+        let shared: AsyncStep.Shared<Bool>
+        init(_ shared: AsyncStep.Shared<Bool>) { self.shared = shared }
+        func receive(subscription: any Subscription) { subscription.request(.max(1)) }
+        func receive(_ input: Int) -> Subscribers.Demand {
+            shared.arrived(input, token: true)
+            return .none
+        }
+        func receive(completion: Subscribers.Completion<Never>) { shared.check.finish() }
+    }
+
+    static func run(elements n: Int) throws -> RepetitionResult {
+        let shared = AsyncStep.Shared<Bool>()
+        return try AsyncStep.handOff("floor-async", shared, n, subscriber: UncheckedBox(AnySubscriber(Receiver(shared))),
+                                     upstream: AsyncStep.SpinUpstream()) { _, upstream in upstream.request(.max(1)) }
     }
 }
 
 /// `floor-pingpong`: the same spin-yield hand-off between two threads with nothing else:
 /// thread A puts a timestamp, B takes it and records the one-way latency, then answers.
-/// Per element: two hand-offs, as in `async-step`.
+/// Per element: two hand-offs, as in `async-step`. The physical limit of the hand-off itself.
 enum FloorPingPong {
     static func run(elements n: Int) throws -> RepetitionResult {
         let there = SpinSlot<UInt64>(), back = SpinSlot<UInt64>()
         let result = Mutex<LatencyRecorder?>(nil)
+        let partnerDone = Latch(count: 1)
         let done = Atomic<Bool>(false)
         var meter = Meter()
         try meter.start()
@@ -109,6 +149,7 @@ enum FloorPingPong {
                 back.put(monotonicNanoseconds())
             }
             result.withLock { $0 = latency }
+            partnerDone.countDown()
         }
         for _ in 0..<n {
             there.put(monotonicNanoseconds())
@@ -116,7 +157,7 @@ enum FloorPingPong {
         }
         try meter.stop()
         done.store(true, ordering: .releasing)
-        try spinUntil("floor-pingpong: partner exit") { result.withLock { $0 != nil } }
+        try partnerDone.wait(timeout: 60, what: "floor-pingpong: partner exit")
         let latency = result.withLock { $0 }!
         try verify(latency.histogram.totalCount == UInt64(n), "floor-pingpong: \(latency.histogram.totalCount) of \(n) hand-offs")
         return RepetitionResult(meter: meter, elements: n, latency: latency.summary)

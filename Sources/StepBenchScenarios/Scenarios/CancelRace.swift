@@ -7,84 +7,139 @@ import Synchronization
 /// `cancel()` the subscriber at a random point while inputs flow. Checks rule C4 every round
 /// (upstream cancelled exactly once; after `cancel()` returned the stepper is called at most
 /// once more). Elements = rounds; latency = from the first `cancel()` call to upstream seeing
-/// its `cancel`.
+/// its `cancel`. Between rounds the cancellers park, and the main thread parks while they race.
+/// Floor: `floor-cancel-race`, the same rounds and cancellers around a plain cancellable
+/// subscriber.
 enum CancelRace {
-    final class Round: @unchecked Sendable {  // published through `number`
-        let number = Atomic<Int>(-1)
-        let finished = Atomic<Int>(0)
-        var subscriber: (any SteppingSubscriber<Int, Never>)?
+    final class Round: @unchecked Sendable {  // published through each canceller's semaphore
+        var target: (any Cancellable)?
         var cancelAfter = 0
+        var finished = Latch(count: 1)
         let seen = Atomic<Int>(0)
         let firstCallAt = Atomic<UInt64>(UInt64.max)
-        /// Set once a cancel() has returned; stepper calls that see it are counted (C4: ≤ 1).
+        /// Set once a cancel() has returned; calls that see it are counted (C4: ≤ 1).
         let returned = Atomic<Bool>(false)
         let callsAfterReturn = Atomic<Int>(0)
         let stop = Atomic<Bool>(false)
+
+        /// What the receiving side does per input (stepper or plain subscriber).
+        @inline(__always)
+        func input() {
+            if returned.load(ordering: .sequentiallyConsistent) { callsAfterReturn.add(1, ordering: .relaxed) }
+            seen.add(1, ordering: .releasing)
+        }
     }
 
     static func run(design: SteppingDesign, threads: Int, elements rounds: Int) throws -> RepetitionResult {
+        try race("cancel-race \(design)", threads: threads, rounds: rounds) { round, upstream in
+            let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
+                if case .input(_, let promise) = event {
+                    round.input()
+                    promise(.more)
+                }
+            }
+            round.target = subscriber
+            return { upstream.subscribe(subscriber) }  // sync designs emit here until cancelled
+        }
+    }
+
+    /// The scenario's body: per round, `prepare` makes the subscriber (sets `round.target`) and
+    /// returns how to subscribe it; the cancellers race to cancel it.
+    static func race(_ name: String, threads: Int, rounds: Int,
+                     prepare: (Round, CountingUpstream) -> () -> Void) throws -> RepetitionResult {
         precondition(threads >= 2)
         let cancellers = threads - 1
         let round = Round()
+        let wake = (0..<cancellers).map { _ in DispatchSemaphore(value: 0) }
         var rng = SplitMix64(seed: 42)
         var latency = LatencyRecorder()
         for c in 0..<cancellers {
             startThread("cancel-race-\(c)") {
-                var last = -1
-                while !round.stop.load(ordering: .relaxed) {
-                    let r = round.number.load(ordering: .acquiring)
-                    guard r != last else { sched_yield(); continue }
-                    last = r
+                while true {
+                    wake[c].wait()
+                    if round.stop.load(ordering: .acquiring) { return }
                     let target = round.cancelAfter
-                    let subscriber = round.subscriber!
                     var polls = 0
                     while round.seen.load(ordering: .relaxed) < target && polls < 2_000_000 { polls += 1 }
-                    let t = monotonicNanoseconds()
-                    storeMinimum(t, into: round.firstCallAt)
-                    subscriber.cancel()
+                    storeMinimum(monotonicNanoseconds(), into: round.firstCallAt)
+                    round.target!.cancel()
                     round.returned.store(true, ordering: .sequentiallyConsistent)
-                    round.finished.add(1, ordering: .releasing)
+                    round.finished.countDown()
                 }
             }
         }
-        defer { round.stop.store(true, ordering: .releasing) }
+        defer {
+            round.stop.store(true, ordering: .releasing)
+            for w in wake { w.signal() }
+        }
         var meter = Meter()
         try meter.start()
         for r in 0..<rounds {
             let upstream = CountingUpstream(count: 1_000_000)
             round.seen.store(0, ordering: .relaxed)
             round.firstCallAt.store(.max, ordering: .relaxed)
-            round.finished.store(0, ordering: .relaxed)
             round.returned.store(false, ordering: .relaxed)
             round.callsAfterReturn.store(0, ordering: .relaxed)
             round.cancelAfter = Int(rng.next() % 64)
-            let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
-                if case .input(_, let promise) = event {
-                    if round.returned.load(ordering: .sequentiallyConsistent) {
-                        round.callsAfterReturn.add(1, ordering: .relaxed)
-                    }
-                    round.seen.add(1, ordering: .releasing)
-                    promise(.more)
-                }
-            }
-            round.subscriber = subscriber
-            round.number.store(r, ordering: .releasing)
-            upstream.subscribe(subscriber)  // sync designs emit here until cancelled
-            try spinUntil("cancel-race \(design) round \(r): cancellers") {
-                round.finished.load(ordering: .acquiring) == cancellers
-            }
-            SteppingDesign.waitUntilIdle(subscriber)
+            round.finished = Latch(count: cancellers)
+            let subscribe = prepare(round, upstream)
+            for w in wake { w.signal() }
+            subscribe()
+            try round.finished.wait(timeout: 60, what: "\(name) round \(r): cancellers")
+            let target = round.target!
+            SteppingDesign.waitUntilIdle(target as AnyObject)
             let conduit = upstream.conduit!
-            try verify(conduit.cancels == 1, "cancel-race \(design) round \(r): upstream cancelled \(conduit.cancels) times (C4)")
+            try verify(conduit.cancels == 1, "\(name) round \(r): upstream cancelled \(conduit.cancels) times (C4)")
             let late = round.callsAfterReturn.load(ordering: .acquiring)
-            try verify(late <= 1, "cancel-race \(design) round \(r): stepper entered \(late) times after cancel() returned (C4)")
-            try verify(conduit.violations == 0, "cancel-race \(design) round \(r): demand violation")
+            try verify(late <= 1, "\(name) round \(r): stepper entered \(late) times after cancel() returned (C4)")
+            try verify(conduit.violations == 0, "\(name) round \(r): demand violation")
             let called = round.firstCallAt.load(ordering: .relaxed)
             if conduit.cancelledAt >= called { latency.record(conduit.cancelledAt - called) }
-            round.subscriber = nil
+            round.target = nil
         }
         try meter.stop()
         return RepetitionResult(meter: meter, elements: rounds, latency: latency.summary)
+    }
+}
+
+/// `floor-cancel-race`: cancel-race without the stepping subscriber: the same rounds, upstream
+/// and racing cancellers around a plain subscriber that returns `.max(1)` and cancels its
+/// subscription once (an atomic exchange) when cancelled.
+enum FloorCancelRace {
+    final class CancellableSink: Subscriber, Cancellable, @unchecked Sendable {  // `subscription` published by `state`
+        typealias Input = Int
+        typealias Failure = Never
+        let combineIdentifier = CombineIdentifier()
+        let round: CancelRace.Round
+        private var subscription: (any Subscription)?
+        /// 0: no subscription yet, 1: subscribed, 2: cancelled. A cancel may race the subscription.
+        private let state = Atomic<Int>(0)
+        init(round: CancelRace.Round) { self.round = round }
+        func receive(subscription: any Subscription) {
+            self.subscription = subscription
+            if state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
+                subscription.request(.max(1))
+            } else {
+                subscription.cancel()  // cancelled before it arrived
+            }
+        }
+        func receive(_ input: Int) -> Subscribers.Demand {
+            guard state.load(ordering: .acquiring) == 1 else { return .none }
+            round.input()
+            return .max(1)
+        }
+        func receive(completion: Subscribers.Completion<Never>) {}
+        func cancel() {
+            if state.exchange(2, ordering: .acquiringAndReleasing) == 1 { subscription?.cancel() }
+        }
+    }
+
+    static func run(threads: Int, elements rounds: Int) throws -> RepetitionResult {
+        try CancelRace.race("floor-cancel-race", threads: threads, rounds: rounds) { round, upstream in
+            let sink = CancellableSink(round: round)
+            round.target = sink
+            return { upstream.subscribe(sink) }
+        }
     }
 }
 

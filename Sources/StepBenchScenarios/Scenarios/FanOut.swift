@@ -3,44 +3,69 @@ import Foundation
 import Stepping
 import Synchronization
 
-/// `fan-out`: N independent `sync-step` pipelines on N threads at once; aggregate throughput.
-/// Nothing is shared between pipelines, so any slow-down with N shows shared state in a
-/// design (a global lock, false sharing, a shared executor). Elements = per pipeline.
+/// `fan-out`: N independent `sync-step` pipelines on N threads at once, a fixed number of
+/// elements each. Nothing is shared between pipelines, so any slow-down with N shows shared
+/// state in a design (a global lock, false sharing, a shared executor) — or N above the cores.
+/// Reports the aggregate (all elements over the whole window) and, per repetition, each
+/// pipeline's own time (per-thread ns/element). The main thread parks while they run; the last
+/// pipeline to finish takes the end timestamp. Floor: `floor-fan-out`, the same pipelines of
+/// floor-sync's plain subscriber.
 enum FanOut {
     static func run(design: SteppingDesign, threads: Int, elements n: Int) throws -> RepetitionResult {
-        let go = Atomic<Bool>(false)
-        let ready = Atomic<Int>(0)
-        let done = Atomic<Int>(0)
+        try pipelines("fan-out \(design)", threads: threads, n: n) { upstream, check in
+            let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
+                switch event {
+                case .input(let value, let promise): check.see(value); promise(.more)
+                case .completion: check.finish()
+                }
+            }
+            upstream.subscribe(subscriber)
+        }
+    }
+
+    /// `threads` pipelines, each `subscribe(upstream, check)` on its own thread; they start
+    /// together (parked until the window opens) and each verifies its own outcome.
+    static func pipelines(_ name: String, threads: Int, n: Int,
+                          subscribe: @escaping @Sendable (CountingUpstream, OrderCheck) -> Void) throws -> RepetitionResult {
+        let go = DispatchSemaphore(value: 0)
+        let done = Latch(count: threads)
         let failures = Mutex<[String]>([])
+        let elapsed = Mutex<[UInt64]>(Array(repeating: 0, count: threads))
         for t in 0..<threads {
-            startThread("fan-out-\(t)") {
+            startThread("\(name)-\(t)") {
                 let upstream = CountingUpstream(count: n)
                 let check = OrderCheck()
-                let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
-                    switch event {
-                    case .input(let value, let promise): check.see(value); promise(.more)
-                    case .completion: check.finish()
-                    }
-                }
-                ready.add(1, ordering: .releasing)
-                while !go.load(ordering: .acquiring) { sched_yield() }
-                upstream.subscribe(subscriber)
+                go.wait()
+                let started = monotonicNanoseconds()
+                subscribe(upstream, check)
                 do {
-                    try check.waitFinished(what: "fan-out \(design) pipeline \(t)")
-                    try check.verify(count: n, what: "fan-out \(design) pipeline \(t)")
-                    try verify(upstream.conduit?.violations == 0, "fan-out \(design) pipeline \(t): demand violation")
-                    try verify(upstream.conduit?.cancels == 0, "fan-out \(design) pipeline \(t): upstream cancelled")
+                    let ended = try check.waitFinished(what: "\(name) pipeline \(t)")
+                    elapsed.withLock { $0[t] = ended &- started }
+                    try check.verify(count: n, what: "\(name) pipeline \(t)")
+                    try verify(upstream.conduit?.violations == 0, "\(name) pipeline \(t): demand violation")
+                    try verify(upstream.conduit?.cancels == 0, "\(name) pipeline \(t): upstream cancelled")
                 } catch { failures.withLock { $0.append("\(error)") } }
-                done.add(1, ordering: .releasing)
+                done.countDown()
             }
         }
-        try spinUntil("fan-out: threads ready") { ready.load(ordering: .acquiring) == threads }
         var meter = Meter()
         try meter.start()
-        go.store(true, ordering: .releasing)
-        try spinUntil(timeout: 300, "fan-out \(design): pipelines") { done.load(ordering: .acquiring) == threads }
-        try meter.stop()
+        for _ in 0..<threads { go.signal() }
+        let ended = try done.wait(timeout: 300, what: "\(name): pipelines")
+        try meter.stop(endedAt: ended)
         if let first = failures.withLock({ $0.first }) { throw ScenarioFailure(first) }
-        return RepetitionResult(meter: meter, elements: n * threads)
+        var result = RepetitionResult(meter: meter, elements: n * threads)
+        result.threadNanoseconds = elapsed.withLock { $0 }
+        return result
+    }
+}
+
+/// `floor-fan-out`: fan-out without the stepping subscriber: the same pipelines, threads and
+/// parked waiter, each pipeline floor-sync's upstream into a plain `.max(1)` subscriber.
+enum FloorFanOut {
+    static func run(threads: Int, elements n: Int) throws -> RepetitionResult {
+        try FanOut.pipelines("floor-fan-out", threads: threads, n: n) { upstream, check in
+            upstream.subscribe(FloorSync.MaxOneSink(check: check))
+        }
     }
 }

@@ -6,62 +6,143 @@ import Synchronization
 /// `stale-storm`: `sync-step` on one thread while `threads − 1` other threads hammer the
 /// design with stale promises (`.more` and `.cancel` on promises of earlier inputs) and
 /// duplicates (`.more` again on the latest). Every element must still arrive once, in order.
+/// Floor: `floor-stale-storm`, the same threads and ring around a plain subscriber.
 enum StaleStorm {
-    /// The last few promises handed out, for the hammering threads.
-    final class PromiseRing: @unchecked Sendable {  // behind `lock`
-        private let lock = NSLock()
-        private var ring = [StepPromise?](repeating: nil, count: 8)
-        private var count = 0
-        func add(_ p: StepPromise) { lock.withLock { ring[count % 8] = p; count += 1 } }
-        /// A promise at least one input old (stale for sure), and the latest one.
-        func pick(_ r: UInt64) -> (stale: StepPromise?, latest: StepPromise?) {
-            lock.withLock {
-                guard count >= 2 else { return (nil, count == 1 ? ring[0] : nil) }
-                let back = 1 + Int(r % UInt64(Swift.min(7, count - 1)))
-                return (ring[(count - 1 - back) % 8], ring[(count - 1) % 8])
-            }
+    /// Every token handed out in one repetition, for the hammering threads, without a lock: the
+    /// receiving thread writes slot i, then publishes `count` = i + 1 (releasing); a hammer reads
+    /// `count` (acquiring) and only slots below it, which are never written again. The storage
+    /// is allocated before the measured window, so publishing allocates nothing.
+    final class TokenLog<Token>: @unchecked Sendable {  // slots below `count` are immutable
+        private let slots: UnsafeMutablePointer<Token?>
+        private let capacity: Int
+        private let count = Atomic<Int>(0)
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            slots = .allocate(capacity: capacity)
+            slots.initialize(repeating: nil, count: capacity)
+        }
+
+        deinit {
+            slots.deinitialize(count: capacity)
+            slots.deallocate()
+        }
+
+        /// Only the receiving thread calls this, once per input, at most `capacity` times.
+        @inline(__always)
+        func add(_ token: Token) {
+            let i = count.load(ordering: .relaxed)
+            slots[i] = token
+            count.store(i + 1, ordering: .releasing)
+        }
+
+        /// Drops every token (they may hold the subscriber, which holds this log): call once no
+        /// thread reads the log any more.
+        func removeAll() {
+            for i in 0..<count.load(ordering: .acquiring) { slots[i] = nil }
+        }
+
+        /// A token at least one input old (stale for sure), and the latest one.
+        @inline(__always)
+        func pick(_ r: UInt64) -> (stale: Token?, latest: Token?) {
+            let n = count.load(ordering: .acquiring)
+            guard n >= 2 else { return (nil, n == 1 ? slots[0] : nil) }
+            let back = 1 + Int(r % UInt64(Swift.min(7, n - 1)))
+            return (slots[n - 1 - back], slots[n - 1])
         }
     }
 
     static func run(design: SteppingDesign, threads: Int, elements n: Int) throws -> RepetitionResult {
-        let upstream = CountingUpstream(count: n)
+        let log = TokenLog<StepPromise>(capacity: n)
         let check = OrderCheck()
-        let ring = PromiseRing()
-        let stop = Atomic<Bool>(false)
-        let stopped = Atomic<Int>(0)
-        let hammers = threads - 1
         let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
             switch event {
             case .input(let value, let promise):
                 check.see(value)
-                ring.add(promise)
+                log.add(promise)
                 promise(.more)
             case .completion: check.finish()
             }
         }
+        return try storm("stale-storm \(design)", threads: threads, n: n, check: check, log: log,
+                         subscribe: { $0.subscribe(subscriber) },
+                         hammer: { stale, latest, r in
+                             stale?(r & 1 == 0 ? .more : .cancel)
+                             if r & 6 == 0 { latest?(.more) }
+                         })
+    }
+
+    /// The scenario's body, for a design and for its floor: `threads − 1` hammer threads call
+    /// `hammer` with tokens from `log` until the stream is over; the main thread parks.
+    static func storm<Token>(
+        _ name: String, threads: Int, n: Int, check: OrderCheck, log: TokenLog<Token>,
+        subscribe: (CountingUpstream) -> Void, hammer: @escaping @Sendable (Token?, Token?, UInt64) -> Void
+    ) throws -> RepetitionResult {
+        let upstream = CountingUpstream(count: n)
+        let stop = Atomic<Bool>(false)
+        let hammers = threads - 1
+        let stopped = hammers > 0 ? Latch(count: hammers) : nil
         for h in 0..<hammers {
             startThread("stale-storm-\(h)") {
                 var rng = SplitMix64(seed: UInt64(h + 1))
                 while !stop.load(ordering: .relaxed) {
                     let r = rng.next()
-                    let (stale, latest) = ring.pick(r)
-                    stale?(r & 1 == 0 ? .more : .cancel)
-                    if r & 6 == 0 { latest?(.more) }
+                    let (stale, latest) = log.pick(r)
+                    hammer(stale, latest, r)
                 }
-                stopped.add(1, ordering: .releasing)
+                stopped?.countDown()
             }
         }
         defer { stop.store(true, ordering: .releasing) }
         var meter = Meter()
         try meter.start()
-        upstream.subscribe(subscriber)
-        try check.waitFinished(what: "stale-storm \(design)")
-        try meter.stop()
+        subscribe(upstream)
+        let ended = try check.waitFinished(what: name)
+        try meter.stop(endedAt: ended)
         stop.store(true, ordering: .releasing)
-        try spinUntil("stale-storm: hammers exit") { stopped.load(ordering: .acquiring) == hammers }
-        try check.verify(count: n, what: "stale-storm \(design) with \(hammers) hammering threads")
-        try verify(upstream.conduit?.violations == 0, "stale-storm \(design): demand violation (a stale or duplicate promise acted)")
-        try verify(upstream.conduit?.cancels == 0, "stale-storm \(design): a stale .cancel cancelled upstream")
+        try stopped?.wait(timeout: 60, what: "\(name): hammers exit")
+        log.removeAll()
+        try check.verify(count: n, what: "\(name) with \(hammers) hammering threads")
+        try verify(upstream.conduit?.violations == 0, "\(name): demand violation (a stale or duplicate promise acted)")
+        try verify(upstream.conduit?.cancels == 0, "\(name): a stale .cancel cancelled upstream")
         return RepetitionResult(meter: meter, elements: n)
+    }
+}
+
+/// `floor-stale-storm`: stale-storm without the stepping subscriber. The same upstream, token
+/// log and hammer threads; the receiving side is floor-sync's plain `.max(1)` subscriber, and a
+/// hammer's "promise" is a call that reads the receiver's state (what a stale promise must at
+/// least do to find out it is stale).
+enum FloorStaleStorm {
+    final class Receiver: Subscriber, @unchecked Sendable {  // called serially by upstream
+        typealias Input = Int
+        typealias Failure = Never
+        let combineIdentifier = CombineIdentifier()
+        let check = OrderCheck()
+        let log: StaleStorm.TokenLog<Receiver>
+        let latest = Atomic<Int>(0)
+        init(log: StaleStorm.TokenLog<Receiver>) { self.log = log }
+        func receive(subscription: any Subscription) { subscription.request(.max(1)) }
+        func receive(_ input: Int) -> Subscribers.Demand {
+            check.see(input)
+            latest.store(input, ordering: .releasing)
+            log.add(self)
+            return .max(1)
+        }
+        func receive(completion: Subscribers.Completion<Never>) { check.finish() }
+        /// A hammer's call: one acquiring load of the receiver's state, as a stale promise's check.
+        @inline(never)
+        func touch() { _ = latest.load(ordering: .acquiring) }
+    }
+
+    static func run(threads: Int, elements n: Int) throws -> RepetitionResult {
+        let log = StaleStorm.TokenLog<Receiver>(capacity: n)
+        let receiver = Receiver(log: log)
+        return try StaleStorm.storm("floor-stale-storm", threads: threads, n: n, check: receiver.check, log: log,
+                                    subscribe: { $0.subscribe(receiver) },
+                                    hammer: { stale, latest, r in
+                                        stale?.touch()
+                                        if r & 6 == 0 { latest?.touch() }
+                                    })
     }
 }

@@ -26,9 +26,9 @@ public enum SyncStep {
         }
         var meter = Meter()
         try meter.start()
-        upstream.subscribe(subscriber)
-        try check.waitFinished(what: "sync-step \(design)")
-        try meter.stop()
+        MeasuredWindow.run { upstream.subscribe(subscriber) }
+        let ended = try check.waitFinished(what: "sync-step \(design)")
+        try meter.stop(endedAt: ended)
         try check.verify(count: n, what: "sync-step \(design)")
         try verify(upstream.conduit?.violations == 0, "sync-step \(design): upstream saw a demand violation")
         return RepetitionResult(meter: meter, elements: n)
@@ -41,8 +41,9 @@ enum FloorSync {
     final class MaxOneSink: Subscriber, @unchecked Sendable {  // called serially by upstream
         typealias Input = Int
         typealias Failure = Never
-        let check = OrderCheck()
+        let check: OrderCheck
         let combineIdentifier = CombineIdentifier()
+        init(check: OrderCheck = OrderCheck()) { self.check = check }
         func receive(subscription: any Subscription) { subscription.request(.max(1)) }
         func receive(_ input: Int) -> Subscribers.Demand {
             check.see(input)
@@ -56,9 +57,9 @@ enum FloorSync {
         let sink = MaxOneSink()
         var meter = Meter()
         try meter.start()
-        upstream.subscribe(sink)
-        try sink.check.waitFinished(what: "floor-sync")
-        try meter.stop()
+        MeasuredWindow.run { upstream.subscribe(sink) }
+        let ended = try sink.check.waitFinished(what: "floor-sync")
+        try meter.stop(endedAt: ended)
         try sink.check.verify(count: n, what: "floor-sync")
         return RepetitionResult(meter: meter, elements: n)
     }

@@ -2,12 +2,12 @@ import Foundation
 import Synchronization
 
 /// The stepper side of a scenario: checks inputs arrive as 0, 1, 2, … and notes completion.
-/// `next` is only touched by stepper calls, which a design serialises (rule S1); the main
-/// thread reads it after `finished` (release/acquire) says the stream is over.
+/// `next` is only touched by stepper calls, which a design serialises (rule S1); the waiting
+/// thread reads it after the latch says the stream is over (the latch orders the two).
 public final class OrderCheck: @unchecked Sendable {
     public private(set) var next = 0
     public private(set) var outOfOrder = 0
-    private let finished = Atomic<Bool>(false)
+    private let done = Latch(count: 1)
 
     public init() {}
 
@@ -17,19 +17,16 @@ public final class OrderCheck: @unchecked Sendable {
         next = value + 1
     }
 
-    public func finish() { finished.store(true, ordering: .releasing) }
-    public var isFinished: Bool { finished.load(ordering: .acquiring) }
+    /// Called by the thread that delivers the completion: it takes the end timestamp.
+    public func finish() { done.countDown() }
+    public var isFinished: Bool { done.isOpen }
 
-    /// Waits (spin, then yield, then sleep) until finished; throws after `timeout` seconds.
-    public func waitFinished(timeout: Double = 120, what: @autoclosure () -> String) throws {
-        let deadline = monotonicNanoseconds() + UInt64(timeout * 1e9)
-        var polls = 0
-        while !isFinished {
-            polls += 1
-            if polls > 10_000 {
-                if monotonicNanoseconds() > deadline { throw ScenarioFailure("\(what()): no completion within \(Int(timeout)) s (received \(next))") }
-                polls > 20_000 ? usleep(50) : sched_yield()
-            }
+    /// Parks until finished (no polling: the waiter takes no core from the measured threads);
+    /// returns when the finishing thread finished (monotonic ns). Throws after `timeout` seconds.
+    @discardableResult
+    public func waitFinished(timeout: Double = 120, what: @autoclosure () -> String) throws -> UInt64 {
+        do { return try done.wait(timeout: timeout, what: what()) } catch {
+            throw ScenarioFailure("\(what()): no completion within \(Int(timeout)) s (received \(next))")
         }
     }
 
@@ -41,16 +38,37 @@ public final class OrderCheck: @unchecked Sendable {
     }
 }
 
-/// Spins (then yields) until `condition` holds; throws after `timeout` seconds.
-func spinUntil(timeout: Double = 60, _ what: @autoclosure () -> String, _ condition: () -> Bool) throws {
-    let deadline = monotonicNanoseconds() + UInt64(timeout * 1e9)
-    var polls = 0
-    while !condition() {
-        polls += 1
-        if polls > 1_000 {
-            sched_yield()
-            if monotonicNanoseconds() > deadline { throw ScenarioFailure("\(what()): timed out after \(Int(timeout)) s") }
+/// A count-down latch whose waiter parks (a semaphore), so no harness thread polls while the
+/// measured threads run. The thread that counts it down to zero records the time: end
+/// timestamps are taken by the thread that finishes the work, not by the waiter's wake-up.
+public final class Latch: @unchecked Sendable {  // `remaining` and `openedAt` are atomic
+    private let remaining: Atomic<Int>
+    private let openedAt = Atomic<UInt64>(0)
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    public init(count: Int) {
+        precondition(count > 0)
+        remaining = Atomic(count)
+    }
+
+    public func countDown() {
+        let now = monotonicNanoseconds()
+        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            openedAt.store(now, ordering: .releasing)
+            semaphore.signal()
         }
+    }
+
+    public var isOpen: Bool { remaining.load(ordering: .acquiring) <= 0 }
+
+    /// Parks until the count reaches zero; returns when it did. Throws after `timeout` seconds.
+    @discardableResult
+    public func wait(timeout: Double, what: @autoclosure () -> String) throws -> UInt64 {
+        guard semaphore.wait(timeout: .now() + timeout) == .success else {
+            throw ScenarioFailure("\(what()): timed out after \(Int(timeout)) s")
+        }
+        semaphore.signal()  // stays open for any later wait
+        return openedAt.load(ordering: .acquiring)
     }
 }
 

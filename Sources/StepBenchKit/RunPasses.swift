@@ -1,0 +1,79 @@
+import Foundation
+import StepBenchScenarios
+
+/// How `stepbench run` splits a run into passes and processes.
+///
+/// **Two passes.** Timing runs with the allocator as users run it: jemalloc with its thread
+/// caches (its default), in a child process started with `MALLOC_CONF=tcache:true`. Exact
+/// allocation counts need the thread caches off (every allocation then reaches the arena
+/// counters), which makes each allocation slower, so they come from a second, shorter pass in
+/// this process (the built-in `tcache:false`): timing taken there would tax the designs that
+/// allocate (seed, actor) and not the others. In the combined file every repetition's timing
+/// is from the timing pass and its `allocations` from the allocation pass.
+///
+/// **Process isolation** (`--fork`): every round of the timing pass in a fresh process, merged
+/// as `stepbench merge` does (each process one repetition). Use it to publish a timing claim:
+/// a process's heap and code layout move its numbers by a few percent, and one process per
+/// repetition samples that instead of freezing it.
+public enum RunPasses {
+    public enum Pass: String, CaseIterable, Sendable {
+        /// Timing pass, then allocation pass, combined (the default).
+        case both
+        /// Only the timing pass (in this process; its allocation counts are not exact).
+        case timing
+        /// Only the allocation pass (in this process, thread caches off).
+        case allocations
+    }
+
+    /// Repetitions of the allocation pass: enough to see a count that follows thread timing vary.
+    public static func allocationRepetitions(timing: Int) -> Int { min(timing, 3) }
+
+    /// The timing pass's file with each repetition's `allocations` taken from the allocation
+    /// pass's repetitions of the same row (cyclically; exact counts repeat anyway), summaries
+    /// and ratios recomputed. A row that failed in either pass is failed.
+    public static func combine(timing: ResultsFile, allocations: ResultsFile) throws -> ResultsFile {
+        func key(_ r: ResultsFile.Row) -> String { "\(r.scenario.rawValue)|\(r.design)|\(r.threads)" }
+        let counted = Dictionary(allocations.rows.map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
+        var file = timing
+        for i in file.rows.indices {
+            guard let counts = counted[key(file.rows[i])] else {
+                throw ResultsError("passes: the allocation pass did not measure \(key(file.rows[i]))")
+            }
+            guard counts.status == "ok", !counts.repetitions.isEmpty else {
+                file.rows[i].status = "failed"
+                file.rows[i].failure = file.rows[i].failure ?? "allocation pass: \(counts.failure ?? "failed")"
+                file.rows[i].summary = nil
+                continue
+            }
+            guard file.rows[i].status == "ok" else { continue }
+            for r in file.rows[i].repetitions.indices {
+                file.rows[i].repetitions[r].allocations = counts.repetitions[r % counts.repetitions.count].allocations
+            }
+            file.rows[i].summary = ResultsFile.Summary(file.rows[i].repetitions)
+        }
+        file.machine.allocator = "timing: \(timing.machine.allocator); allocations: \(allocations.machine.allocator)"
+        file.computeRatios()
+        return file
+    }
+
+    /// Runs `stepbench run ARGUMENTS --output (temporary)` as a child process with `environment`
+    /// added, its progress on this process's stderr, and reads what it wrote.
+    public static func child(_ arguments: [String], environment: [String: String]) throws -> ResultsFile {
+        let output = FileManager.default.temporaryDirectory
+            .appendingPathComponent("stepbench-pass-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["run"] + arguments + ["--output", output.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice  // the child's table; the parent prints the combined one
+        process.standardError = FileHandle.standardError
+        try process.run()
+        process.waitUntilExit()
+        // Exit 3: a scenario failed its verification; the file says which, and the parent reports it.
+        guard process.terminationReason == .exit, [0, 3].contains(process.terminationStatus) else {
+            throw ResultsError("the timing pass (stepbench run \(arguments.joined(separator: " "))) exited with \(process.terminationStatus); see the lines above")
+        }
+        return try ResultsFile.read(output)
+    }
+}
