@@ -14,7 +14,8 @@ import StepBenchScenarios
 /// Per element: the difference of the two windows' totals over the difference of their
 /// elements, and the same per function (exclusive instructions, `callgrind_annotate`), so the
 /// window's one-off work (first-use metadata, the subscription) cancels out. Only single-thread
-/// scenarios are profiled: with more threads the interleaving, and so the count, varies.
+/// scenarios are profiled, and only designs that call the stepper on the caller's thread: with
+/// more threads (the actor's executor among them) the interleaving, and so the count, varies.
 public struct Profiler {
     public static let scenarios: [ScenarioKind] = [.syncStep, .floorSync]
     /// How many functions each profile row keeps (the rest is small).
@@ -37,8 +38,11 @@ public struct Profiler {
         try run("strip", ["-g", binary.path])
 
         var rows: [ResultsFile.ProfileRow] = []
+        for design in designs where !design.deliversSynchronously {
+            progress("profile: \(design) skipped: its stepper runs on its own executor, outside the measured thread's window")
+        }
         for scenario in scenarios {
-            let targets: [SteppingDesign?] = scenario.isFloor ? [nil] : designs
+            let targets: [SteppingDesign?] = scenario.isFloor ? [nil] : designs.filter(\.deliversSynchronously)
             for design in targets {
                 let name = "\(scenario.rawValue) \(design?.rawValue ?? "floor")"
                 progress("profiling \(name) (\(elementsLow) and \(elementsHigh) elements under callgrind)")
@@ -51,7 +55,9 @@ public struct Profiler {
                 let perFunction = high.functions.map { function, cost in
                     (function, (Double(cost) - Double(low.functions[function] ?? 0)) / span)
                 }
-                let top = perFunction.filter { $0.1 >= 0.5 }.sorted { $0.1 > $1.1 }.prefix(Self.functionsKept)
+                let top = perFunction.filter { $0.1 >= 0.5 }
+                    .sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }  // ties by name: the same order every run
+                    .prefix(Self.functionsKept)
                 rows.append(.init(scenario: scenario, design: design?.rawValue ?? "floor", elementsLow: elementsLow,
                                   elementsHigh: elementsHigh, instructionsLow: low.total, instructionsHigh: high.total,
                                   instructionsPerElement: Double(high.total - low.total) / span,
@@ -92,11 +98,14 @@ public struct Profiler {
         return (total, functions)
     }
 
+    /// A readable name: Swift symbols demangled (simplified), every name cut to 120 characters.
     private func demangle(_ symbol: String) -> String {
-        guard symbol.hasPrefix("$s"), let out = try? run("swift-demangle", ["--simplified", symbol]) else { return symbol }
-        var text = out.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let range = text.range(of: "---> ") { text = String(text[range.upperBound...]) }
-        return text.count > 160 ? String(text.prefix(157)) + "..." : text
+        var text = symbol
+        if symbol.hasPrefix("$s"), let out = try? run("swift-demangle", ["--simplified", symbol]) {
+            text = out.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let range = text.range(of: "---> ") { text = String(text[range.upperBound...]) }
+        }
+        return text.count > 120 ? String(text.prefix(117)) + "..." : text
     }
 
     @discardableResult
