@@ -130,9 +130,10 @@ public struct Comparison: Codable, Equatable, Sendable {
         }
         return result
     }
-    /// Whether `row`'s allocation count is fixed by the code (the scenario's declaration).
+    /// Whether `row`'s allocation count is fixed by the code: what the row says (stepbench/2),
+    /// else the scenario's declaration (stepbench/1 rows carry no flag).
     public static func allocationsAreExact(_ row: ResultsFile.Row) -> Bool {
-        row.scenario.allocationsAreExact(design: SteppingDesign(rawValue: row.design))
+        row.allocationsExact ?? row.scenario.allocationsAreExact(design: SteppingDesign(rawValue: row.design))
     }
 
     static let allocationTolerance = 0.01

@@ -75,6 +75,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         public var failure: String?
         public var repetitions: [RepetitionResult]
         public var summary: Summary?
+        /// Whether this row's allocation count is fixed by the code (stepbench/2; from
+        /// `ScenarioKind.allocationsAreExact`): compare holds it exactly, else like a timing.
+        public var allocationsExact: Bool? = nil
     }
 
     public struct Estimate: Codable, Equatable, Sendable {
