@@ -123,4 +123,4 @@ def test_profile_file_adds_the_instruction_chart(tmp_path):
     text = (out / "REPORT.md").read_text()
     assert "](instructions.svg)" in text and "instructions/element" in text
     # the timing file's configuration is kept, not the profile's placeholder
-    assert "5 interleaved repetitions" in text or "2 interleaved repetitions" in text
+    assert "5 repetitions in shuffled rounds" in text or "2 repetitions in shuffled rounds" in text
