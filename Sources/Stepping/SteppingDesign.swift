@@ -18,6 +18,9 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
     case actor
 
     /// Creates a subscriber of this design that calls `stepper` for each input and the completion.
+    /// Inlinable, so that the per-element event is built where the types are concrete (see
+    /// `StepperBox.input`).
+    @inlinable
     public func makeSubscriber<Input, Failure: Error>(
         stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void
     ) -> any SteppingSubscriber<Input, Failure> {

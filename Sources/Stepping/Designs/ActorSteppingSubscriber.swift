@@ -166,7 +166,7 @@ actor StepActor<Input, Failure: Error> {
             guard !cancelIfRequested() else { return }
             guard case .callStepper(let stepper, let id) = machine.receiveInput() else { return }
             mailbox.issuedPromise.store(id, ordering: .releasing)
-            StepperBox<Input, Failure>.from(stepper).call(.input(input, StepPromise(target: mailbox, id: id)))
+            StepperBox<Input, Failure>.from(stepper).input(input, StepPromise(target: mailbox, id: id))
             // Promises fulfilled during the call are queued behind us, so the demand is `.none`
             // unless a cancel or a re-entrant completion changed the state.
             let demand = StepperBox<Input, Failure>.perform(machine.stepperReturned())

@@ -130,7 +130,7 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
             old.tag == .subscribed && !old.promiseValid ? old.nextPromise().with(tag: .stepping).borrowing() : nil
         }
         guard let new else { return .none }
-        stepper.unsafelyUnwrapped.call(.input(input, StepPromise(target: self, id: new.promiseID)))
+        stepper.unsafelyUnwrapped.input(input, StepPromise(target: self, id: new.promiseID))
         // The stepper returned. The borrow taken above is returned here, or kept to deliver a
         // completion that arrived during the call.
         while true {

@@ -40,10 +40,13 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         let action = machine.receiveInput()
         lock.unlock()
         guard case .callStepper(let stepper, let id) = action else { return .none }
-        StepperBox<Input, Failure>.from(stepper).call(.input(input, StepPromise(target: self, id: id)))
+        unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(input, StepPromise(target: self, id: id))
         lock.lock()
         let returned = machine.stepperReturned()
         lock.unlock()
+        // The common case inline: a static call on the generic `StepperBox<Input, Failure>` would
+        // look up its metadata for every element (the per-function profile shows it).
+        if case .demand(let demand) = returned { return demand }
         return StepperBox<Input, Failure>.perform(returned)
     }
 

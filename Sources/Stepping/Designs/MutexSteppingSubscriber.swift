@@ -35,8 +35,11 @@ final class MutexSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
     func receive(_ input: Input) -> Subscribers.Demand {
         let action = mutex.withLock { Unchecked($0.value.receiveInput()) }
         guard case .callStepper(let stepper, let id) = action.value else { return .none }
-        StepperBox<Input, Failure>.from(stepper).call(.input(input, StepPromise(target: self, id: id)))
+        unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(input, StepPromise(target: self, id: id))
         let returned = mutex.withLock { Unchecked($0.value.stepperReturned()) }
+        // The common case inline: a static call on the generic `StepperBox<Input, Failure>` would
+        // look up its metadata for every element (the per-function profile shows it).
+        if case .demand(let demand) = returned.value { return demand }
         return StepperBox<Input, Failure>.perform(returned.value)
     }
 

@@ -9,6 +9,7 @@ extension Publisher {
     ///   - stepper: called with each input (one at a time, in order) and once with the
     ///     completion; on whatever thread upstream or the promise's caller is on.
     /// - Returns: cancels upstream when cancelled or deinitialised.
+    @inlinable
     public func step(
         design: SteppingDesign = .default,
         with stepper: @escaping @Sendable (StepEvent<Output, Failure>) -> Void
