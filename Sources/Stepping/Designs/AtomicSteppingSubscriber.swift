@@ -41,7 +41,9 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
     @usableFromInline let word = Atomic<UInt64>(AtomicStepWord.initial.raw)
     @usableFromInline var stepper: StepperBox<Input, Failure>?
     @usableFromInline var subscription: (any Subscription)?
-    @usableFromInline var pendingCompletion: Subscribers.Completion<Failure>?
+    /// Type-erased like ``StepStateMachine``'s: a stored property of a `Failure`-dependent type
+    /// would give this generic class a layout known only at run time.
+    @usableFromInline var pendingCompletion: StepStateMachine.Ending?
 
     @inlinable
     init(stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void) {
@@ -145,7 +147,7 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
             case .stepping where written != nil:
                 return old.shouldRequestMore ? .max(1) : .none
             case .completed where written != nil:
-                stepper.unsafelyUnwrapped.call(.completion(pendingCompletion.unsafelyUnwrapped))
+                stepper.unsafelyUnwrapped.call(.completion(pendingCompletion.unsafelyUnwrapped.typed()))
                 endBorrow()
                 return .none
             case .completing:
@@ -173,7 +175,7 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
             return
         }
         // Re-entrant: keep it for the stepping thread, which delivers it when the stepper returns.
-        pendingCompletion = completion
+        pendingCompletion = .init(completion)
         let (_, published) = update { old in
             old.tag == .completing ? old.with(tag: .completed).returning() : nil
         }
