@@ -49,6 +49,7 @@ public enum RunPasses {
             for r in file.rows[i].repetitions.indices {
                 file.rows[i].repetitions[r].allocations = counts.repetitions[r % counts.repetitions.count].allocations
             }
+            file.rows[i].allocationRepetitions = min(counts.repetitions.count, file.rows[i].repetitions.count)
             file.rows[i].summary = ResultsFile.Summary(file.rows[i].repetitions)
         }
         file.machine.allocator = "timing: \(timing.machine.allocator); allocations: \(allocations.machine.allocator)"

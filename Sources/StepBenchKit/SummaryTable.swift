@@ -36,8 +36,9 @@ public enum SummaryTable {
             }
             out += format(table)
         }
-        if file.rows.contains(where: { $0.scenario == .asyncStep }) {
-            out += "\n(async-step ×floor is the ratio of p50 latency to its floor's, floor-async)\n"
+        let latencyRatios = Set(file.rows.filter { $0.summary?.latencyP50RatioToFloor != nil }.map { $0.scenario.rawValue })
+        if !latencyRatios.isEmpty {
+            out += "\n(\(latencyRatios.sorted().joined(separator: ", ")): ×floor is the ratio of p50 latency to the scenario's own floor's)\n"
         }
         return out
     }

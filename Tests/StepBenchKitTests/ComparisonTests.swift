@@ -81,6 +81,23 @@ struct ComparisonTests {
         #expect(c.regressions.isEmpty)
     }
 
+    @Test func test_compare_pairsEachRowWithItsFloorAtTheSameThreads() {
+        // stale-storm ×2 must be divided by floor-stale-storm ×2, not by the first floor row (×1).
+        var f = Self.file(scale: 1)
+        let reps = f.rows[0].repetitions
+        func scaled(_ k: UInt64) -> [RepetitionResult] { reps.map { var r = $0; r.elapsedNanoseconds *= k; return r } }
+        f.rows = [
+            .init(scenario: .floorStaleStorm, design: "floor", threads: 1, elements: 10_000, status: "ok", failure: nil,
+                  repetitions: scaled(1), summary: nil),
+            .init(scenario: .floorStaleStorm, design: "floor", threads: 2, elements: 10_000, status: "ok", failure: nil,
+                  repetitions: scaled(4), summary: nil),
+            .init(scenario: .staleStorm, design: "atomic", threads: 2, elements: 10_000, status: "ok", failure: nil,
+                  repetitions: scaled(8), summary: nil),
+        ]
+        let paired = Comparison.timingSamples(f.rows[2], in: f).first { $0.metric == "ns_per_element_vs_floor" }
+        #expect(paired?.samples.allSatisfy { abs($0 - 2) < 1e-9 } == true)
+    }
+
     @Test func test_compare_fasterIsAnImprovement() {
         let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 0.8), noise: Self.quiet)
         #expect(verdicts(c)["ns_per_element"] == .improvement)

@@ -119,11 +119,13 @@ public struct Comparison: Codable, Equatable, Sendable {
             if samples.count == row.repetitions.count && samples.allSatisfy({ $0 > 0 }) { result.append((name, samples)) }
         }
         if !allocationsAreExact(row) {  // a count that follows thread timing is compared like a timing
-            let samples = row.repetitions.map(\.allocationsPerElement)
+            // only the repetitions that carry their own count: repeats would narrow the interval
+            let samples = row.repetitions.prefix(row.allocationRepetitions ?? row.repetitions.count).map(\.allocationsPerElement)
             if samples.allSatisfy({ $0 > 0 }) { result.append(("allocations_per_element", samples)) }
         }
         if let floor = row.scenario.floor,
-           let floorRow = file.rows.first(where: { $0.scenario == floor && $0.status == "ok" }),
+           let floorThreads = floor.threadCounts(requested: [row.threads]).first,
+           let floorRow = file.rows.first(where: { $0.scenario == floor && $0.threads == floorThreads && $0.status == "ok" }),
            floorRow.repetitions.count == row.repetitions.count {
             let paired = zip(row.repetitions, floorRow.repetitions).map { $0.nsPerElement / $1.nsPerElement }
             if paired.allSatisfy({ $0 > 0 && $0.isFinite }) { result.append(("ns_per_element_vs_floor", paired)) }

@@ -78,6 +78,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         /// Whether this row's allocation count is fixed by the code (stepbench/2; from
         /// `ScenarioKind.allocationsAreExact`): compare holds it exactly, else like a timing.
         public var allocationsExact: Bool? = nil
+        /// How many of `repetitions` carry their own allocation count (stepbench/2, two passes:
+        /// the allocation pass's repetitions, reused cyclically by the rest); nil: all of them.
+        public var allocationRepetitions: Int? = nil
     }
 
     public struct Estimate: Codable, Equatable, Sendable {

@@ -28,19 +28,23 @@ enum FanOut {
     static func pipelines(_ name: String, threads: Int, n: Int,
                           subscribe: @escaping @Sendable (CountingUpstream, OrderCheck) -> Void) throws -> RepetitionResult {
         let go = DispatchSemaphore(value: 0)
+        let ready = Latch(count: threads)
         let done = Latch(count: threads)
         let failures = Mutex<[String]>([])
         let elapsed = Mutex<[UInt64]>(Array(repeating: 0, count: threads))
+        let finishedAt = Atomic<UInt64>(0)
         for t in 0..<threads {
             startThread("\(name)-\(t)") {
                 let upstream = CountingUpstream(count: n)
                 let check = OrderCheck()
+                ready.countDown()  // set up, outside the window
                 go.wait()
                 let started = monotonicNanoseconds()
                 subscribe(upstream, check)
                 do {
                     let ended = try check.waitFinished(what: "\(name) pipeline \(t)")
                     elapsed.withLock { $0[t] = ended &- started }
+                    storeMaximum(ended, into: finishedAt)
                     try check.verify(count: n, what: "\(name) pipeline \(t)")
                     try verify(upstream.conduit?.violations == 0, "\(name) pipeline \(t): demand violation")
                     try verify(upstream.conduit?.cancels == 0, "\(name) pipeline \(t): upstream cancelled")
@@ -48,11 +52,14 @@ enum FanOut {
                 done.countDown()
             }
         }
+        try ready.wait(timeout: 60, what: "\(name): pipelines set up")
         var meter = Meter()
         try meter.start()
         for _ in 0..<threads { go.signal() }
-        let ended = try done.wait(timeout: 300, what: "\(name): pipelines")
-        try meter.stop(endedAt: ended)
+        try done.wait(timeout: 300, what: "\(name): pipelines")
+        // The window closes when the last pipeline completed (its completion's own time), not
+        // when it had also verified its outcome.
+        try meter.stop(endedAt: finishedAt.load(ordering: .acquiring))
         if let first = failures.withLock({ $0.first }) { throw ScenarioFailure(first) }
         var result = RepetitionResult(meter: meter, elements: n * threads)
         result.threadNanoseconds = elapsed.withLock { $0 }
@@ -67,5 +74,15 @@ enum FloorFanOut {
         try FanOut.pipelines("floor-fan-out", threads: threads, n: n) { upstream, check in
             upstream.subscribe(FloorSync.MaxOneSink(check: check))
         }
+    }
+}
+
+/// Raises `atomic` to `value` if it is larger (a compare-exchange loop).
+func storeMaximum(_ value: UInt64, into atomic: borrowing Atomic<UInt64>) {
+    var current = atomic.load(ordering: .relaxed)
+    while value > current {
+        let (exchanged, original) = atomic.compareExchange(expected: current, desired: value, ordering: .acquiringAndReleasing)
+        if exchanged { return }
+        current = original
     }
 }

@@ -52,9 +52,10 @@ public final class Latch: @unchecked Sendable {  // `remaining` and `openedAt` a
     }
 
     public func countDown() {
-        let now = monotonicNanoseconds()
+        // The time is read after the decrement that opens the latch, by that thread: a time read
+        // before it could be older than another thread's finish.
         if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-            openedAt.store(now, ordering: .releasing)
+            openedAt.store(monotonicNanoseconds(), ordering: .releasing)
             semaphore.signal()
         }
     }
