@@ -142,13 +142,3 @@ enum FloorCancelRace {
         }
     }
 }
-
-/// Lowers `atomic` to `value` if it is smaller (a compare-exchange loop).
-func storeMinimum(_ value: UInt64, into atomic: borrowing Atomic<UInt64>) {
-    var current = atomic.load(ordering: .relaxed)
-    while value < current {
-        let (exchanged, original) = atomic.compareExchange(expected: current, desired: value, ordering: .acquiringAndReleasing)
-        if exchanged { return }
-        current = original
-    }
-}

@@ -76,13 +76,3 @@ enum FloorFanOut {
         }
     }
 }
-
-/// Raises `atomic` to `value` if it is larger (a compare-exchange loop).
-func storeMaximum(_ value: UInt64, into atomic: borrowing Atomic<UInt64>) {
-    var current = atomic.load(ordering: .relaxed)
-    while value > current {
-        let (exchanged, original) = atomic.compareExchange(expected: current, desired: value, ordering: .acquiringAndReleasing)
-        if exchanged { return }
-        current = original
-    }
-}
