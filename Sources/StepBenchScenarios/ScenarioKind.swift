@@ -88,12 +88,12 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
 
     /// Whether the number of allocations in one repetition is fixed by the code alone, so that
     /// counts can be compared exactly (the CI gate, package-benchmark's thresholds, the malloc
-    /// agreement). It is not when thread timing decides it: the actor's mailbox allocates with
-    /// what is queued, cancel-race builds as many short subscriptions as the race allows, and
-    /// pace's timers are Dispatch's. Non-exact counts are compared like timings. The one
+    /// agreement). It is not when thread timing decides it: an asynchronous design (the actors)
+    /// allocates with what its mailbox holds and when its task parks, cancel-race builds as many
+    /// short subscriptions as the race allows, and pace's timers are Dispatch's. Non-exact counts are compared like timings. The one
     /// declaration: every tool and script reads it (scripts through `stepbench list --format json`).
     public func allocationsAreExact(design: SteppingDesign?) -> Bool {
-        design != .actor && ![.cancelRace, .paceJitter, .floorCancelRace, .floorPace].contains(self)
+        (design?.deliversSynchronously ?? true) && ![.cancelRace, .paceJitter, .floorCancelRace, .floorPace].contains(self)
     }
 
     /// Elements per iteration of the package-benchmark suite (Benchmarks/SteppingBenchmarks): a

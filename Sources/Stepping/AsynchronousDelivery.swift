@@ -5,4 +5,6 @@ protocol AsynchronousDelivery: AnyObject {
     /// Blocks the calling thread until every signal received so far has been processed.
     /// Must not be called from the design's own executor.
     func waitUntilIdle()
+    /// What the mailbox holds right now, for a watchdog's message.
+    var mailboxDescription: String { get }
 }

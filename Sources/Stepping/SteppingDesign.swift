@@ -13,9 +13,13 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
     /// Lock-free: the whole state in one atomic word, one compare-exchange per transition.
     /// No allocation per element.
     case atomic
-    /// An actor owns the state machine; signals reach it through one ordered mailbox and
-    /// demand goes upstream from the actor (`receive(_:)` returns `.none`).
+    /// An actor owns the state machine; signals reach it through one ordered mailbox (a ring
+    /// of recycled slots, drained by one task that parks only when it is empty) and demand goes
+    /// upstream from the actor (`receive(_:)` returns `.none`). No allocation per element.
     case actor
+    /// The straightforward actor: as `actor`, but its mailbox is an `AsyncStream`. Shows what
+    /// the obvious actor costs (allocations and task machinery per signal).
+    case actorStream = "actor-stream"
 
     /// Creates a subscriber of this design that calls `stepper` for each input and the completion.
     /// Inlinable, so that the per-element event is built where the types are concrete (see
@@ -30,16 +34,17 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
         case .mutex: MutexSteppingSubscriber(stepper: stepper)
         case .atomic: AtomicSteppingSubscriber(stepper: stepper)
         case .actor: ActorSteppingSubscriber(stepper: stepper)
+        case .actorStream: ActorStreamSteppingSubscriber(stepper: stepper)
         }
     }
 
     /// Whether the stepper is called synchronously from `receive(_:)`, so that a `.more`
     /// fulfilled during the call is returned as demand (rule D3). Asynchronous designs
-    /// (`actor`) return `.none` and request the demand instead.
+    /// (`actor`, `actor-stream`) return `.none` and request the demand instead.
     public var deliversSynchronously: Bool {
         switch self {
         case .seed, .locked, .mutex, .atomic: true
-        case .actor: false
+        case .actor, .actorStream: false
         }
     }
 

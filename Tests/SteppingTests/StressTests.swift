@@ -92,7 +92,7 @@ struct StressTests {
         stop.store(true, ordering: .sequentiallyConsistent)
         let joined = group.wait(timeout: .now() + watchdogSeconds) == .success
         guard finished, joined else {
-            Issue.record("watchdog: \(label) did not finish within \(watchdogSeconds) s: deadlock or lost demand (inputs \(probe.inputs.count), events \(probe.events.count), upstream \(String(describing: upstream.conduit?.snapshot)), \(String(describing: (subscriber.value as? ActorSteppingSubscriber<Int, TestError>)?.mailbox.counts)))")
+            Issue.record("watchdog: \(label) did not finish within \(watchdogSeconds) s: deadlock or lost demand (inputs \(probe.inputs.count), events \(probe.events.count), upstream \(String(describing: upstream.conduit?.snapshot)), mailbox \((subscriber.value as? any AsynchronousDelivery)?.mailboxDescription ?? "none"))")
             return false
         }
         settleDesign(subscriber.value)

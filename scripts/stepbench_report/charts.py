@@ -10,8 +10,8 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 
 COLORS = {"seed": "#7f7f7f", "locked": "#1f77b4", "mutex": "#2ca02c", "atomic": "#d62728",
-          "actor": "#9467bd", "floor": "#000000"}
-MARKERS = {"seed": "s", "locked": "o", "mutex": "^", "atomic": "D", "actor": "v"}
+          "actor": "#9467bd", "actor-stream": "#8c564b", "floor": "#000000"}
+MARKERS = {"seed": "s", "locked": "o", "mutex": "^", "atomic": "D", "actor": "v", "actor-stream": "P"}
 plt.rcParams.update({"svg.fonttype": "none", "font.size": 10, "axes.grid": True, "grid.alpha": 0.3,
                      "svg.hashsalt": "stepbench"})
 

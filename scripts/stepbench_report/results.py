@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 SCHEMA = "stepbench/2"
 # Schemas read: /2 only added fields to /1 (see results/README.md).
 READABLE_SCHEMAS = ("stepbench/2", "stepbench/1")
-DESIGN_ORDER = ["seed", "locked", "mutex", "atomic", "actor"]
+DESIGN_ORDER = ["seed", "locked", "mutex", "atomic", "actor", "actor-stream"]
 SCENARIO_ORDER = ["sync-step", "async-step", "stale-storm", "cancel-race", "fan-out",
                   "pace-jitter", "floor-sync", "floor-pingpong", "floor-async", "floor-stale-storm",
                   "floor-cancel-race", "floor-fan-out", "floor-pace"]

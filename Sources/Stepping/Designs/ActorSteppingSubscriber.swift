@@ -2,31 +2,38 @@ import Foundation
 @preconcurrency import OpenCombine
 import Synchronization
 
-/// The `actor` design: a ``StepActor`` owns the ``StepStateMachine``; every signal reaches it
-/// through one order-preserving mailbox (an `AsyncStream` drained by one long-lived task
-/// running on the actor), so completion can never overtake the last input.
+/// The `actor` design: a ``StepActor`` owns the state machine (``ActorMachine``); every signal
+/// reaches it through one order-preserving mailbox, a ring buffer of recycled slots drained by
+/// one long-lived task on the actor's own serial executor. The task parks only when the
+/// mailbox is empty and is woken by the next signal, so a steady stream of signals allocates
+/// nothing and needs no task, continuation or executor hop per signal.
 ///
 /// `receive(_:)` returns `.none`; demand goes upstream from the actor (rules D3/D4 hold in
 /// their asynchronous form: exactly one `request(.max(1))` per `.more`, soon after).
-/// `cancel()` takes effect synchronously enough for rule C4: it raises a flag the actor checks
-/// right before every stepper call, so once `cancel()` returns the stepper is called at most
-/// once more (a call the actor had already begun). Upstream is cancelled by the actor.
+/// `cancel()` raises a flag the actor checks right before every stepper call (rule C4): once
+/// `cancel()` returns the stepper is called at most once more (a call already begun).
 ///
-/// Cost per element (synchronous `.more`): two mailbox hand-offs (input, promise), each a
-/// locked enqueue plus, when the drain task was idle, one resumption on the actor's own serial
-/// queue (see ``QueueExecutor``); no `Task` per element.
+/// Why a lock and not a lock-free queue: the mailbox's lock is held for a push or a pop of one
+/// slot and never across a call-out, and in the synchronous case producer and consumer are the
+/// same thread (upstream answers the actor's `request` on the actor), so it is uncontended. A
+/// lock-free multi-producer queue would need node recycling that is safe against ABA; the ring
+/// needs none and allocates only when it grows past the most signals ever queued at once.
+///
+/// Cost per element (synchronous `.more`): two mailbox pushes and pops (input, promise), each
+/// one uncontended lock; no allocation. Cross-thread `.more` when the actor was idle: one
+/// resumption of the parked task on the actor's queue (see ``QueueExecutor``).
 @usableFromInline
 final class ActorSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, AsynchronousDelivery,
     @unchecked Sendable  // only `mailbox` (thread-safe) is touched from outside the actor.
 {
     @usableFromInline let mailbox: StepMailbox<Input, Failure>
 
-    @usableFromInline
+    @inlinable
     init(stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void) {
         mailbox = StepMailbox(stepper: StepperBox(stepper))
     }
 
-    deinit { mailbox.finish() }
+    deinit { mailbox.close() }
 
     @usableFromInline
     func receive(subscription: any Subscription) {
@@ -45,81 +52,143 @@ final class ActorSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
 
     @usableFromInline
     func cancel() {
-        // Only the first cancel() queues a signal: callers cannot flood the mailbox.
-        if !mailbox.cancelled.exchange(true, ordering: .sequentiallyConsistent) {
-            mailbox.post(.cancel)
-        }
+        if mailbox.gate.requestCancel() { mailbox.post(.cancel) }
     }
 
     @usableFromInline func waitUntilIdle() { mailbox.waitUntilIdle() }
+
+    @usableFromInline var mailboxDescription: String { mailbox.description }
 }
 
 /// The mailbox between the subscriber's callers and the actor; also the promises' target, so a
 /// promise kept by the stepper does not keep the actor alive.
 @usableFromInline
 final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
-    @unchecked Sendable  // AsyncStream.Continuation and the atomics are thread-safe.
+    @unchecked Sendable  // `queue` is behind its lock; `gate` is atomic.
 {
+    typealias Signal = ActorSignal<Input, Failure>
+
+    /// The signals not yet handled, in order, and the drain task's state.
+    struct Queue {
+        /// A ring of `capacity` slots (a power of two) starting at `head`; `count` are full.
+        private var slots: ContiguousArray<Signal?> = .init(repeating: nil, count: 8)
+        private var head = 0
+        private(set) var count = 0
+        /// The drain task, parked because the ring was empty.
+        var waiter: UnsafeContinuation<Void, Never>?
+        /// No more signals are accepted: the machine died or the subscriber was deinitialised.
+        var closed = false
+        /// The actor is handling a signal it took (for `waitUntilIdle`).
+        var handling = false
+
+        mutating func push(_ signal: Signal) {
+            if count == slots.count { grow() }
+            slots[(head &+ count) & (slots.count &- 1)] = signal
+            count &+= 1
+        }
+
+        mutating func pop() -> Signal? {
+            guard count > 0 else { return nil }
+            defer {
+                head = (head &+ 1) & (slots.count &- 1)
+                count &-= 1
+            }
+            return slots[head].take()
+        }
+
+        /// Doubles the ring, keeping the order. Slots are reused, so this is the only allocation.
+        private mutating func grow() {
+            var larger = ContiguousArray<Signal?>(repeating: nil, count: slots.count * 2)
+            for i in 0..<count { larger[i] = slots[(head &+ i) & (slots.count &- 1)].take() }
+            slots = larger
+            head = 0
+        }
+    }
+
+    /// What the drain task finds in the mailbox.
+    enum Next {
+        case signal(Signal)
+        /// Nothing queued: park until the next signal (``waitForSignal()``).
+        case empty
+        /// Closed and drained: the task ends.
+        case closed
+    }
+
+    private let queue = Mutex(Unchecked(Queue()))  // Unchecked: signals hold non-Sendable values
+    let gate = ActorGate()
+
     @usableFromInline
-    enum Signal {
-        case subscription(any Subscription)
-        case input(Input)
-        case completion(Subscribers.Completion<Failure>)
-        case promise(StepStateMachine.PromiseID, StepRequest)
-        case cancel
-    }
-
-    private let continuation: AsyncStream<Unchecked<Signal>>.Continuation
-    /// Set by `cancel()` before its signal is queued; checked by the actor before each stepper call.
-    let cancelled = Atomic<Bool>(false)
-    /// The id of the promise the actor handed out last (set before the stepper call).
-    let issuedPromise = Atomic<UInt64>(StepStateMachine.noPromiseID)
-    /// The id of the last promise that was queued; a promise is queued at most once.
-    private let queuedPromise = Atomic<UInt64>(StepStateMachine.noPromiseID)
-    private let posted = Atomic<Int>(0)
-    private let handled = Atomic<Int>(0)
-
     init(stepper: StepperBox<Input, Failure>) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Unchecked<Signal>.self,
-                                                             bufferingPolicy: .unbounded)
-        self.continuation = continuation
         let actor = StepActor<Input, Failure>(stepper: stepper, mailbox: self)
-        let signals = Unchecked(stream)
-        Task.detached(executorPreference: actor.executor) { await actor.run(signals.value) }
+        Task.detached(executorPreference: actor.executor) { await actor.run() }
     }
 
-    /// Queues a signal. Signals from one thread keep their order; upstream's are serial.
-    /// Returns false if the machine is dead and the mailbox closed (the signal is dropped).
+    /// Queues a signal and wakes the actor if it was parked. Signals from one thread keep their
+    /// order; upstream's are serial. Returns false if the mailbox is closed (the signal is
+    /// dropped): the caller answers as a dead machine would.
     @discardableResult
     func post(_ signal: Signal) -> Bool {
-        posted.add(1, ordering: .sequentiallyConsistent)
-        if case .terminated = continuation.yield(Unchecked(signal)) {
-            handled.add(1, ordering: .sequentiallyConsistent)  // nothing will handle it
-            return false
+        let signal = Unchecked(signal)
+        let (accepted, waiter) = queue.withLock { queue -> (Bool, UnsafeContinuation<Void, Never>?) in
+            guard !queue.value.closed else { return (false, nil) }
+            queue.value.push(signal.value)
+            defer { queue.value.waiter = nil }
+            return (true, queue.value.waiter)
         }
-        return true
+        waiter?.resume()  // after unlocking: the task may run at once on another thread
+        return accepted
     }
 
-    var counts: (posted: Int, handled: Int) {
-        (posted.load(ordering: .sequentiallyConsistent), handled.load(ordering: .sequentiallyConsistent))
+    /// For the drain task: the next signal, `.empty` or `.closed`. Taking the next signal also
+    /// marks the previous one handled.
+    func next() -> Next {
+        let next = queue.withLock { queue -> Unchecked<Next> in
+            queue.value.handling = false
+            if let signal = queue.value.pop() {
+                queue.value.handling = true
+                return Unchecked(.signal(signal))
+            }
+            return Unchecked(queue.value.closed ? .closed : .empty)
+        }
+        return next.value
     }
 
-    func didHandle() { handled.add(1, ordering: .sequentiallyConsistent) }
+    /// Parks the drain task until a signal is queued or the mailbox closes (returns at once if
+    /// that already happened: a signal queued between `next()` and here is not missed).
+    func waitForSignal() async {
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            let ready = queue.withLock { queue -> Bool in
+                if queue.value.count > 0 || queue.value.closed { return true }
+                queue.value.waiter = continuation
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
 
-    func finish() { continuation.finish() }
+    /// Accepts no more signals; the drain task handles what is queued, then ends.
+    func close() {
+        let waiter = queue.withLock { queue -> UnsafeContinuation<Void, Never>? in
+            queue.value.closed = true
+            defer { queue.value.waiter = nil }
+            return queue.value.waiter
+        }
+        waiter?.resume()
+    }
 
-    /// Queues the first call of the current promise only. Stale and duplicate calls, which the
-    /// machine would ignore anyway (S2, S3), are dropped here, so that a thread calling a
-    /// promise in a loop cannot flood the mailbox and starve the real signals behind it.
     @usableFromInline
     func completePromise(id: StepStateMachine.PromiseID, request: StepRequest) {
-        guard id == issuedPromise.load(ordering: .acquiring),
-              queuedPromise.exchange(id, ordering: .acquiringAndReleasing) != id else { return }
-        post(.promise(id, request))
+        if gate.admitsPromise(id: id) { post(.promise(id, request)) }
+    }
+
+    var description: String {
+        queue.withLock { q in
+            "\(q.value.count) queued, \(q.value.handling ? "handling one" : "idle"), task \(q.value.waiter == nil ? "running" : "parked")\(q.value.closed ? ", closed" : "")"
+        }
     }
 
     func waitUntilIdle() {
-        while handled.load(ordering: .sequentiallyConsistent) < posted.load(ordering: .sequentiallyConsistent) {
+        while !queue.withLock({ $0.value.count == 0 && !$0.value.handling }) {
             usleep(20)
         }
     }
@@ -127,8 +196,7 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
 
 /// Owns the state machine; handles the mailbox's signals one at a time, in order.
 actor StepActor<Input, Failure: Error> {
-    typealias Signal = StepMailbox<Input, Failure>.Signal
-    private var machine: StepStateMachine
+    private var machine: ActorMachine<Input, Failure>
     private let mailbox: StepMailbox<Input, Failure>
     nonisolated let executor = QueueExecutor(label: "stepbench.actor")
 
@@ -136,58 +204,23 @@ actor StepActor<Input, Failure: Error> {
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     init(stepper: StepperBox<Input, Failure>, mailbox: StepMailbox<Input, Failure>) {
-        machine = StepStateMachine(stepper: stepper)
+        machine = ActorMachine(stepper: stepper)
         self.mailbox = mailbox
     }
 
-    /// Drains the mailbox on this actor until it is finished (the machine died, or the
-    /// subscriber was deinitialised): one task per subscriber, no task per element.
-    func run(_ signals: AsyncStream<Unchecked<Signal>>) async {
-        for await signal in signals {
-            handle(signal.value)
-            mailbox.didHandle()
-        }
-    }
-
-    private func handle(_ signal: Signal) {
-        switch signal {
-        case .subscription(let subscription):
-            // After cancel() returned, no request may reach upstream (rule C7): a subscription
-            // that arrives behind a cancel is cancelled, not asked for demand.
-            if cancelIfRequested() {
-                subscription.cancel()
-                break
+    /// Drains the mailbox until it is closed and empty: one task per subscriber, parked
+    /// (not polling) while the mailbox is empty.
+    func run() async {
+        while true {
+            switch mailbox.next() {
+            case .signal(let signal):
+                machine.handle(signal, gate: mailbox.gate, target: mailbox)
+                if machine.isDead { mailbox.close() }
+            case .empty:
+                await mailbox.waitForSignal()
+            case .closed:
+                return
             }
-            switch machine.receiveSubscription(subscription) {
-            case .requestFirst(let s): s.request(.max(1))
-            case .cancel(let s): s.cancel()
-            }
-        case .input(let input):
-            guard !cancelIfRequested() else { return }
-            guard case .callStepper(let stepper, let id) = machine.receiveInput() else { return }
-            mailbox.issuedPromise.store(id, ordering: .releasing)
-            StepperBox<Input, Failure>.from(stepper).input(input, StepPromise(target: mailbox, id: id))
-            // Promises fulfilled during the call are queued behind us, so the demand is `.none`
-            // unless a cancel or a re-entrant completion changed the state.
-            let demand = StepperBox<Input, Failure>.perform(machine.stepperReturned())
-            if demand != .none, case .subscribed(let s) = machine.state { s.subscription.request(demand) }
-        case .completion(let completion):
-            guard !cancelIfRequested() else { return }
-            StepperBox<Input, Failure>.perform(machine.receiveCompletion(.init(completion)), completion)
-        case .promise(let id, let request):
-            // After cancel() returned, no request may reach upstream: apply the cancel first.
-            guard !cancelIfRequested() else { break }
-            machine.completePromise(id: id, request: request).perform()
-        case .cancel:
-            _ = cancelIfRequested()
         }
-        if machine.isDead { mailbox.finish() }
-    }
-
-    /// Applies a pending `cancel()`: returns true if the machine is (now) cancelled.
-    private func cancelIfRequested() -> Bool {
-        guard mailbox.cancelled.load(ordering: .sequentiallyConsistent) else { return false }
-        machine.cancel().perform()
-        return true
     }
 }
