@@ -23,22 +23,24 @@ extension StepStateMachine.CancelAction {
     }
 }
 
-extension StepperBox {
+extension StepStateMachine.StepperReturnedAction {
     /// Performs what `stepperReturned()` asked; returns the demand for `receive(_:)`.
     @inlinable
-    static func perform(_ action: StepStateMachine.StepperReturnedAction) -> Subscribers.Demand {
-        switch action {
+    func perform() -> Subscribers.Demand {
+        switch self {
         case .demand(let demand):
             return demand
         case .deliverCompletion(let ending, let released):
-            from(released.stepper).call(.completion(ending.typed()))
+            AnyStepperBox.from(released.stepper).complete(ending)
             return .none
         }
     }
+}
 
-    /// Performs what `receiveCompletion(_:)` asked, with the completion as upstream sent it.
+extension StepStateMachine.ReceiveCompletionAction {
+    /// Performs what `receiveCompletion(_:)` asked with `ending`, the completion it was given.
     @inlinable
-    static func perform(_ action: StepStateMachine.ReceiveCompletionAction, _ completion: Subscribers.Completion<Failure>) {
-        if case .callStepper(let released) = action { from(released.stepper).call(.completion(completion)) }
+    func perform(_ ending: StepStateMachine.Ending) {
+        if case .callStepper(let released) = self { AnyStepperBox.from(released.stepper).complete(ending) }
     }
 }

@@ -10,6 +10,13 @@
 ///
 /// The stepper is kept as an opaque object (the design's box around its typed closure) so
 /// this type is not generic: no metadata look-ups on the hot path.
+///
+/// Storage: the phase is a trivial enum and the stepper, subscription and pending completion
+/// are fields beside it, so the per-element transitions change plain values and never copy
+/// (retain and release) the references; ``state`` is the same machine seen as one enum with
+/// payloads, for tests and descriptions. A reference leaves the machine only in an action:
+/// copied when the caller needs it for a call-out while the machine keeps it, moved out when
+/// the machine dies.
 @usableFromInline
 struct StepStateMachine {
     /// Identifies the promise handed out with one input. 64 bits: it cannot wrap around.
@@ -76,20 +83,74 @@ struct StepStateMachine {
         }
     }
 
-    @usableFromInline private(set) var state: State
+    /// Where the machine is; the payloads of ``State`` live in the fields below.
+    @usableFromInline
+    enum Phase {
+        case subscribing, subscribed, stepping, dead
+    }
+
+    @usableFromInline private(set) var phase: Phase = .subscribing
+    /// Held from `init` until the machine dies.
+    @usableFromInline private(set) var stepper: AnyObject?
+    /// Held from the first subscription until the machine dies.
+    @usableFromInline private(set) var subscription: (any Subscription)?
+    /// The id of the one promise that may still act, or `noPromiseID` (subscribed, stepping).
+    @usableFromInline private(set) var validPromiseID: PromiseID = Self.noPromiseID
+    /// Stepping: the promise was fulfilled with `.more` during the stepper call.
+    @usableFromInline private(set) var shouldRequestMore = false
+    /// Stepping: a completion that arrived re-entrantly, from inside the stepper call.
+    @usableFromInline private(set) var pendingCompletion: Ending?
     @usableFromInline private(set) var nextPromiseID: PromiseID = 1
 
     @inlinable
     init(stepper: AnyObject) {
-        state = .subscribing(stepper: stepper)
+        self.stepper = stepper
+    }
+
+    /// The machine as one enum with payloads (copies the references: not for hot paths).
+    @inlinable
+    var state: State {
+        switch phase {
+        case .subscribing: .subscribing(stepper: stepper!)
+        case .subscribed: .subscribed(subscribed)
+        case .stepping: .stepping(subscribed, shouldRequestMore: shouldRequestMore, completion: pendingCompletion)
+        case .dead: .dead
+        }
+    }
+
+    /// The subscription while subscribed and not stepping, else nil.
+    @inlinable
+    var subscriptionWhileSubscribed: (any Subscription)? {
+        phase == .subscribed ? subscription : nil
+    }
+
+    @inlinable
+    var subscribed: Subscribed {
+        Subscribed(stepper: stepper!, subscription: subscription!, validPromiseID: validPromiseID)
+    }
+
+    /// Kills the machine and moves its references out, for the action that lets go of them
+    /// after unlocking (rule R3).
+    @inlinable
+    mutating func die() -> (stepper: AnyObject, subscription: (any Subscription)?) {
+        phase = .dead
+        validPromiseID = Self.noPromiseID
+        shouldRequestMore = false
+        pendingCompletion = nil
+        return (stepper.take()!, subscription.take())
+    }
+
+    /// `die()` from a subscribed or stepping machine, which has both references.
+    @inlinable
+    mutating func dieSubscribed() -> Subscribed {
+        let id = validPromiseID
+        let (stepper, subscription) = die()
+        return Subscribed(stepper: stepper, subscription: subscription!, validPromiseID: id)
     }
 
     /// Whether the machine has completed or been cancelled.
     @inlinable
-    var isDead: Bool {
-        if case .dead = state { return true }
-        return false
-    }
+    var isDead: Bool { phase == .dead }
 
     // MARK: receive(subscription:)
 
@@ -103,11 +164,9 @@ struct StepStateMachine {
 
     @inlinable
     mutating func receiveSubscription(_ subscription: any Subscription) -> ReceiveSubscriptionAction {
-        guard case .subscribing(let stepper) = state else {
-            return .cancel(subscription)
-        }
-        state = .subscribed(Subscribed(stepper: stepper, subscription: subscription,
-                                       validPromiseID: Self.noPromiseID))
+        guard phase == .subscribing else { return .cancel(subscription) }
+        phase = .subscribed
+        self.subscription = subscription
         return .requestFirst(subscription)
     }
 
@@ -128,15 +187,13 @@ struct StepStateMachine {
     /// call the stepper while its previous promise is unfulfilled (rule S1).
     @inlinable
     mutating func receiveInput() -> ReceiveInputAction {
-        guard case .subscribed(var subscribed) = state, subscribed.validPromiseID == Self.noPromiseID else {
-            return .ignore
-        }
+        guard phase == .subscribed, validPromiseID == Self.noPromiseID else { return .ignore }
         let id = nextPromiseID
         nextPromiseID &+= 1
-        subscribed.validPromiseID = id
-        let stepper = subscribed.stepper
-        state = .stepping(subscribed, shouldRequestMore: false, completion: nil)
-        return .callStepper(stepper, promiseID: id)
+        validPromiseID = id
+        phase = .stepping
+        shouldRequestMore = false
+        return .callStepper(stepper.unsafelyUnwrapped, promiseID: id)
     }
 
     @usableFromInline
@@ -152,14 +209,11 @@ struct StepStateMachine {
     /// The stepper returned from an input call.
     @inlinable
     mutating func stepperReturned() -> StepperReturnedAction {
-        guard case .stepping(let subscribed, let shouldRequestMore, let completion) = state else {
-            return .demand(.none)  // cancelled during the call
+        guard phase == .stepping else { return .demand(.none) }  // cancelled during the call
+        if let completion = pendingCompletion {
+            return .deliverCompletion(completion, released: dieSubscribed())
         }
-        if let completion {
-            state = .dead
-            return .deliverCompletion(completion, released: subscribed)
-        }
-        state = .subscribed(subscribed)
+        phase = .subscribed
         return .demand(shouldRequestMore ? .max(1) : .none)
     }
 
@@ -180,31 +234,21 @@ struct StepStateMachine {
 
     @inlinable
     mutating func completePromise(id: PromiseID, request: StepRequest) -> CompletePromiseAction {
-        switch state {
-        case .dead, .subscribing:
+        guard phase == .subscribed || phase == .stepping, validPromiseID == id, id != Self.noPromiseID else {
+            return .none  // dead, subscribing, or not the valid promise
+        }
+        switch (phase, request) {
+        case (.subscribed, .more):
+            validPromiseID = Self.noPromiseID
+            return .request(subscription.unsafelyUnwrapped)
+        case (_, .more):  // stepping: returned as demand when the stepper returns
+            validPromiseID = Self.noPromiseID
+            shouldRequestMore = true
             return .none
-        case .subscribed(var subscribed):
-            guard subscribed.validPromiseID == id, id != Self.noPromiseID else { return .none }
-            switch request {
-            case .more:
-                subscribed.validPromiseID = Self.noPromiseID
-                state = .subscribed(subscribed)
-                return .request(subscribed.subscription)
-            case .cancel:
-                state = .dead
-                return .cancel(released: subscribed)
-            }
-        case .stepping(var subscribed, _, let completion):
-            guard subscribed.validPromiseID == id, id != Self.noPromiseID else { return .none }
-            switch request {
-            case .more:
-                subscribed.validPromiseID = Self.noPromiseID
-                state = .stepping(subscribed, shouldRequestMore: true, completion: completion)
-                return .none
-            case .cancel:
-                state = .dead
-                return completion == nil ? .cancel(released: subscribed) : .release(subscribed)
-            }
+        case (_, .cancel):
+            let completed = pendingCompletion != nil
+            let released = dieSubscribed()
+            return completed ? .release(released) : .cancel(released: released)
         }
     }
 
@@ -223,13 +267,12 @@ struct StepStateMachine {
     }
 
     @inlinable
-    mutating func receiveCompletion(_ completion: @autoclosure () -> Ending) -> ReceiveCompletionAction {
-        switch state {
-        case .subscribed(let subscribed):
-            state = .dead
-            return .callStepper(released: subscribed)
-        case .stepping(let subscribed, let shouldRequestMore, nil):
-            state = .stepping(subscribed, shouldRequestMore: shouldRequestMore, completion: completion())
+    mutating func receiveCompletion(_ completion: Ending) -> ReceiveCompletionAction {
+        switch phase {
+        case .subscribed:
+            return .callStepper(released: dieSubscribed())
+        case .stepping where pendingCompletion == nil:
+            pendingCompletion = completion
             return .deferred
         case .subscribing, .stepping, .dead:
             return .ignore
@@ -250,18 +293,16 @@ struct StepStateMachine {
 
     @inlinable
     mutating func cancel() -> CancelAction {
-        switch state {
+        switch phase {
         case .dead:
             return .none
-        case .subscribing(let stepper):
-            state = .dead
-            return .release(stepper, nil)
-        case .stepping(let subscribed, _, .some):
-            state = .dead
-            return .release(subscribed.stepper, subscribed.subscription)
-        case .subscribed(let subscribed), .stepping(let subscribed, _, nil):
-            state = .dead
-            return .cancel(released: subscribed)
+        case .subscribing:
+            return .release(die().stepper, nil)
+        case .stepping where pendingCompletion != nil:
+            let (stepper, subscription) = die()
+            return .release(stepper, subscription)
+        case .subscribed, .stepping:
+            return .cancel(released: dieSubscribed())
         }
     }
 }

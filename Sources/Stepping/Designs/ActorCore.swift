@@ -4,13 +4,18 @@ import Synchronization
 // What the two actor designs (`actor`, `actor-stream`) share: the signals their mailboxes
 // carry, the flags their callers set outside the actor, and how the actor handles one signal.
 // They differ only in the mailbox between the callers and the actor.
+//
+// Nothing here is generic: the designs are reached through OpenCombine's unspecialised
+// `AnySubscriber`, where every use of a type such as `Signal<Input, Failure>` would look up its
+// metadata at run time (a few hundred instructions each, per element). Only the input's value
+// is typed, and it never leaves the design's own generic code.
 
-/// One signal for an actor design's mailbox.
-@usableFromInline
-enum ActorSignal<Input, Failure: Error> {
+/// One signal as a mailbox carries it. An input's value travels beside it, typed, in the
+/// design's own storage.
+enum MailboxSignal {
     case subscription(any Subscription)
-    case input(Input)
-    case completion(Subscribers.Completion<Failure>)
+    case input
+    case completion(StepStateMachine.Ending)
     case promise(StepStateMachine.PromiseID, StepRequest)
     case cancel
 }
@@ -44,52 +49,56 @@ struct ActorGate: ~Copyable, Sendable {
 }
 
 /// The actor's state: the ``StepStateMachine``, and how one signal moves it.
-struct ActorMachine<Input, Failure: Error> {
+struct ActorMachine {
     private var machine: StepStateMachine
 
-    init(stepper: StepperBox<Input, Failure>) {
+    init(stepper: AnyStepperBox) {
         machine = StepStateMachine(stepper: stepper)
     }
 
     /// Whether the machine is dead: the mailbox can be closed.
     var isDead: Bool { machine.isDead }
 
-    /// Handles one signal, in mailbox order. `target` receives the promises handed out.
-    mutating func handle(_ signal: ActorSignal<Input, Failure>, gate: borrowing ActorGate,
-                         target: any StepPromiseTarget) {
-        switch signal {
+    /// Handles one signal, in mailbox order. For an input the machine accepts, `deliver` is
+    /// called with the stepper box and the promise, and must hand the input's value to the
+    /// stepper; for one it drops (cancelled, or no demand outstanding) it is not called, and
+    /// the caller drops the value. Returns whether `deliver` was called.
+    @discardableResult
+    mutating func handle(_ signal: consuming MailboxSignal, gate: borrowing ActorGate, target: any StepPromiseTarget,
+                         deliver: (AnyObject, StepPromise) -> Void) -> Bool {
+        switch consume signal {
         case .subscription(let subscription):
             // After cancel() returned, no request may reach upstream (rule C7): a subscription
             // that arrives behind a cancel is cancelled, not asked for demand.
             if cancelIfRequested(gate) {
                 subscription.cancel()
-                return
+                return false
             }
             switch machine.receiveSubscription(subscription) {
             case .requestFirst(let s): s.request(.max(1))
             case .cancel(let s): s.cancel()
             }
-        case .input(let input):
-            guard !cancelIfRequested(gate) else { return }
-            guard case .callStepper(let stepper, let id) = machine.receiveInput() else { return }
+        case .input:
+            guard !cancelIfRequested(gate) else { return false }
+            guard case .callStepper(let stepper, let id) = machine.receiveInput() else { return false }
             gate.issuedPromise.store(id, ordering: .releasing)
-            unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(input, StepPromise(target: target, id: id))
+            deliver(stepper, StepPromise(target: target, id: id))
             // Promises fulfilled during the call are queued behind us, so the demand is `.none`
             // unless a cancel or a re-entrant completion changed the state.
-            let returned = machine.stepperReturned()
-            if case .demand(.none) = returned { return }
-            let demand = StepperBox<Input, Failure>.perform(returned)
-            if demand != .none, case .subscribed(let s) = machine.state { s.subscription.request(demand) }
-        case .completion(let completion):
-            guard !cancelIfRequested(gate) else { return }
-            StepperBox<Input, Failure>.perform(machine.receiveCompletion(.init(completion)), completion)
+            let demand = machine.stepperReturned().perform()
+            if demand != .none, let subscription = machine.subscriptionWhileSubscribed { subscription.request(demand) }
+            return true
+        case .completion(let ending):
+            guard !cancelIfRequested(gate) else { return false }
+            machine.receiveCompletion(ending).perform(ending)
         case .promise(let id, let request):
             // After cancel() returned, no request may reach upstream: apply the cancel first.
-            guard !cancelIfRequested(gate) else { return }
+            guard !cancelIfRequested(gate) else { return false }
             machine.completePromise(id: id, request: request).perform()
         case .cancel:
             _ = cancelIfRequested(gate)
         }
+        return false
     }
 
     /// Applies a pending `cancel()`: returns true if the machine is (now) cancelled.

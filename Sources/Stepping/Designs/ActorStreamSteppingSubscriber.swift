@@ -32,11 +32,11 @@ final class ActorStreamSteppingSubscriber<Input, Failure: Error>: SteppingSubscr
 
     @usableFromInline
     func receive(_ input: Input) -> Subscribers.Demand {
-        mailbox.post(.input(input))
+        mailbox.post(.input, input)
         return .none
     }
 
-    @usableFromInline func receive(completion: Subscribers.Completion<Failure>) { mailbox.post(.completion(completion)) }
+    @usableFromInline func receive(completion: Subscribers.Completion<Failure>) { mailbox.post(.completion(.init(completion))) }
 
     @usableFromInline
     func cancel() {
@@ -56,7 +56,8 @@ final class ActorStreamSteppingSubscriber<Input, Failure: Error>: SteppingSubscr
 final class StreamMailbox<Input, Failure: Error>: StepPromiseTarget,
     @unchecked Sendable  // AsyncStream.Continuation and the atomics are thread-safe.
 {
-    typealias Signal = ActorSignal<Input, Failure>
+    /// A signal, and the value when it is an input.
+    typealias Signal = (MailboxSignal, Input?)
 
     private let continuation: AsyncStream<Unchecked<Signal>>.Continuation
     let gate = ActorGate()
@@ -76,9 +77,9 @@ final class StreamMailbox<Input, Failure: Error>: StepPromiseTarget,
     /// Queues a signal. Signals from one thread keep their order; upstream's are serial.
     /// Returns false if the machine is dead and the mailbox closed (the signal is dropped).
     @discardableResult
-    func post(_ signal: Signal) -> Bool {
+    func post(_ signal: MailboxSignal, _ input: Input? = nil) -> Bool {
         posted.add(1, ordering: .sequentiallyConsistent)
-        if case .terminated = continuation.yield(Unchecked(signal)) {
+        if case .terminated = continuation.yield(Unchecked((signal, input))) {
             handled.add(1, ordering: .sequentiallyConsistent)  // nothing will handle it
             return false
         }
@@ -103,8 +104,8 @@ final class StreamMailbox<Input, Failure: Error>: StepPromiseTarget,
 
 /// Owns the state machine; handles the stream's signals one at a time, in order.
 actor StreamStepActor<Input, Failure: Error> {
-    typealias Signal = ActorSignal<Input, Failure>
-    private var machine: ActorMachine<Input, Failure>
+    typealias Signal = StreamMailbox<Input, Failure>.Signal
+    private var machine: ActorMachine
     private let mailbox: StreamMailbox<Input, Failure>
     nonisolated let executor = QueueExecutor(label: "stepbench.actor-stream")
 
@@ -120,7 +121,10 @@ actor StreamStepActor<Input, Failure: Error> {
     /// subscriber was deinitialised): one task per subscriber.
     func run(_ signals: AsyncStream<Unchecked<Signal>>) async {
         for await signal in signals {
-            machine.handle(signal.value, gate: mailbox.gate, target: mailbox)
+            let (signal, input) = signal.value
+            machine.handle(signal, gate: mailbox.gate, target: mailbox) { stepper, promise in
+                unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(input.unsafelyUnwrapped, promise)
+            }
             if machine.isDead { mailbox.finish() }
             mailbox.didHandle()
         }

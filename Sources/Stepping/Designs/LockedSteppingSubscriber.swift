@@ -44,18 +44,16 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         lock.lock()
         let returned = machine.stepperReturned()
         lock.unlock()
-        // The common case inline: a static call on the generic `StepperBox<Input, Failure>` would
-        // look up its metadata for every element (the per-function profile shows it).
-        if case .demand(let demand) = returned { return demand }
-        return StepperBox<Input, Failure>.perform(returned)
+        return returned.perform()
     }
 
     @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
+        let ending = StepStateMachine.Ending(completion)
         lock.lock()
-        let action = machine.receiveCompletion(.init(completion))
+        let action = machine.receiveCompletion(ending)
         lock.unlock()
-        StepperBox<Input, Failure>.perform(action, completion)
+        action.perform(ending)
     }
 
     @inlinable

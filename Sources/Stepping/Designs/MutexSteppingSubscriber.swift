@@ -39,14 +39,14 @@ final class MutexSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
         let returned = mutex.withLock { Unchecked($0.value.stepperReturned()) }
         // The common case inline: a static call on the generic `StepperBox<Input, Failure>` would
         // look up its metadata for every element (the per-function profile shows it).
-        if case .demand(let demand) = returned.value { return demand }
-        return StepperBox<Input, Failure>.perform(returned.value)
+        return returned.value.perform()
     }
 
     @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
-        let action = mutex.withLock { Unchecked($0.value.receiveCompletion(.init(completion))) }
-        StepperBox<Input, Failure>.perform(action.value, completion)
+        let ending = Unchecked(StepStateMachine.Ending(completion))
+        let action = mutex.withLock { Unchecked($0.value.receiveCompletion(ending.value)) }
+        action.value.perform(ending.value)
     }
 
     @inlinable
