@@ -59,10 +59,7 @@ struct ActorMachine {
     /// Whether the machine is dead: the mailbox can be closed.
     var isDead: Bool { machine.isDead }
 
-    /// Handles one signal, in mailbox order. For an input the machine accepts, `deliver` is
-    /// called with the stepper box and the promise, and must hand the input's value to the
-    /// stepper; for one it drops (cancelled, or no demand outstanding) it is not called, and
-    /// the caller drops the value. Returns whether `deliver` was called.
+    /// Handles one signal, in mailbox order. For an input, see ``handleInput(gate:target:deliver:)``.
     @discardableResult
     mutating func handle(_ signal: consuming MailboxSignal, gate: borrowing ActorGate, target: any StepPromiseTarget,
                          deliver: (AnyObject, StepPromise) -> Void) -> Bool {
@@ -79,26 +76,40 @@ struct ActorMachine {
             case .cancel(let s): s.cancel()
             }
         case .input:
-            guard !cancelIfRequested(gate) else { return false }
-            guard case .callStepper(let stepper, let id) = machine.receiveInput() else { return false }
-            gate.issuedPromise.store(id, ordering: .releasing)
-            deliver(stepper, StepPromise(target: target, id: id))
-            // Promises fulfilled during the call are queued behind us, so the demand is `.none`
-            // unless a cancel or a re-entrant completion changed the state.
-            let demand = machine.stepperReturned().perform()
-            if demand != .none, let subscription = machine.subscriptionWhileSubscribed { subscription.request(demand) }
-            return true
+            return handleInput(gate: gate, target: target, deliver: deliver)
         case .completion(let ending):
             guard !cancelIfRequested(gate) else { return false }
             machine.receiveCompletion(ending).perform(ending)
         case .promise(let id, let request):
-            // After cancel() returned, no request may reach upstream: apply the cancel first.
-            guard !cancelIfRequested(gate) else { return false }
-            machine.completePromise(id: id, request: request).perform()
+            handlePromise(id: id, request: request, gate: gate)
         case .cancel:
             _ = cancelIfRequested(gate)
         }
         return false
+    }
+
+    /// Handles an input. If the machine accepts it, `deliver` is called with the stepper box and
+    /// the promise, and must hand the input's value to the stepper; if it drops it (cancelled, or
+    /// no demand outstanding) `deliver` is not called and the caller drops the value. Returns
+    /// whether `deliver` was called.
+    mutating func handleInput(gate: borrowing ActorGate, target: any StepPromiseTarget,
+                              deliver: (AnyObject, StepPromise) -> Void) -> Bool {
+        guard !cancelIfRequested(gate) else { return false }
+        guard case .callStepper(let stepper, let id) = machine.receiveInput() else { return false }
+        gate.issuedPromise.store(id, ordering: .releasing)
+        deliver(stepper, StepPromise(target: target, id: id))
+        // Promises fulfilled during the call are queued behind us, so the demand is `.none`
+        // unless a cancel or a re-entrant completion changed the state.
+        let demand = machine.stepperReturned().perform()
+        if demand != .none, let subscription = machine.subscriptionWhileSubscribed { subscription.request(demand) }
+        return true
+    }
+
+    /// Handles a promise's call (the first call of the current promise: ``ActorGate`` filters).
+    mutating func handlePromise(id: StepStateMachine.PromiseID, request: StepRequest, gate: borrowing ActorGate) {
+        // After cancel() returned, no request may reach upstream: apply the cancel first.
+        guard !cancelIfRequested(gate) else { return }
+        machine.completePromise(id: id, request: request).perform()
     }
 
     /// Applies a pending `cancel()`: returns true if the machine is (now) cancelled.

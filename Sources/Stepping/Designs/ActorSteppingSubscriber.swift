@@ -3,10 +3,11 @@ import Foundation
 import Synchronization
 
 /// The `actor` design: a ``StepActor`` owns the state machine (``ActorMachine``); every signal
-/// reaches it through one order-preserving mailbox, a ring buffer of recycled slots drained by
-/// one long-lived task on the actor's own serial executor. The task parks only when the
-/// mailbox is empty and is woken by the next signal, so a steady stream of signals allocates
-/// nothing and needs no task, continuation or executor hop per signal.
+/// reaches it through one order-preserving mailbox, a ring buffer of recycled slots drained
+/// on the actor's own serial executor. A drain runs until the mailbox is empty; only a signal
+/// that finds it idle starts the next one. A steady stream of signals therefore allocates
+/// nothing and needs no task, continuation or executor hop per signal, and a wake-up allocates
+/// nothing either (a dispatch user-data source, not a task).
 ///
 /// `receive(_:)` returns `.none`; demand goes upstream from the actor (rules D3/D4 hold in
 /// their asynchronous form: exactly one `request(.max(1))` per `.more`, soon after).
@@ -21,8 +22,8 @@ import Synchronization
 ///
 /// Cost per element (synchronous `.more`): two mailbox pushes and pops (input, promise), each
 /// one uncontended lock; no allocation and no generic-metadata look-up (the ring holds
-/// non-generic ``MailboxSignal``s; the input values sit in a typed buffer beside it). Cross-thread `.more` when the actor was idle: one
-/// resumption of the parked task on the actor's queue (see ``QueueExecutor``).
+/// trivial, non-generic slots; the input values sit in a typed buffer beside it).
+/// Cross-thread `.more` when the actor was idle: one wake-up of the actor's queue.
 @usableFromInline
 final class ActorSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, AsynchronousDelivery,
     @unchecked Sendable  // only `mailbox` (thread-safe) is touched from outside the actor.
@@ -61,8 +62,13 @@ final class ActorSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
     @usableFromInline var mailboxDescription: String { mailbox.description }
 }
 
-/// The mailbox between the subscriber's callers and the actor; also the promises' target, so a
-/// promise kept by the stepper does not keep the actor alive.
+/// The mailbox between the subscriber's callers and the actor; also the promises' target.
+///
+/// Waking: a drain is scheduled when a signal arrives and none is scheduled or running; the
+/// drain runs on the actor's serial queue, isolated to the actor, and ends when the ring is
+/// empty. It is started through a dispatch user-data source aimed at that queue: waking
+/// allocates nothing (no task, job or closure per wake-up), and the mailbox is retained while
+/// a drain is scheduled, so a drain never outlives it.
 @usableFromInline
 final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     @unchecked Sendable  // `ring` and the input buffers are behind `ring`'s lock; `gate` is atomic.
@@ -71,28 +77,35 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     /// The queued inputs' values, one slot per ring slot; resized with the ring, under its lock.
     @exclusivity(unchecked) private var inputs: UnsafeMutablePointer<Input>
     /// The input the actor is handling: moved here from `inputs` by ``next()``, so that producers
-    /// may reuse (or move) the ring slot while the stepper runs. Only the drain task touches it.
+    /// may reuse (or move) the ring slot while the stepper runs. Only the drain touches it.
     let current: UnsafeMutablePointer<Input>
     let gate = ActorGate()
+    private let actor: StepActor<Input, Failure>
+    /// Fires the drain on the actor's queue; one `or` per scheduled drain.
+    private let wake: DispatchSourceUserDataOr
 
     @usableFromInline
     init(stepper: StepperBox<Input, Failure>) {
         inputs = .allocate(capacity: MailboxRing.initialCapacity)
         current = .allocate(capacity: 1)
-        let actor = StepActor<Input, Failure>(stepper: stepper, mailbox: self)
-        Task.detached(executorPreference: actor.executor) { await actor.run() }
+        actor = StepActor(stepper: stepper)
+        wake = DispatchSource.makeUserDataOrSource(queue: actor.executor.queue)
+        // Unowned: a scheduled drain holds a retain of the mailbox (see `schedule()`).
+        wake.setEventHandler { [unowned(unsafe) self] in self.drain() }
+        wake.activate()
     }
 
     deinit {
-        // The drain task ends only once the ring is closed and empty, and it holds this mailbox
-        // until then: no input value is left to deinitialise.
+        // No drain is scheduled (it would retain the mailbox), and a queued signal always has
+        // one: the ring is empty and no input value is left to deinitialise.
+        wake.cancel()
         inputs.deallocate()
         current.deallocate()
     }
 
-    /// Queues a signal and wakes the actor if it was parked. Signals from one thread keep their
-    /// order; upstream's are serial. Returns false if the mailbox is closed (the signal is
-    /// dropped): the caller answers as a dead machine would.
+    /// Queues a signal and schedules a drain if none is scheduled or running. Signals from one
+    /// thread keep their order; upstream's are serial. Returns false if the mailbox is closed
+    /// (the signal is dropped): the caller answers as a dead machine would.
     @discardableResult
     func post(_ signal: MailboxSignal) -> Bool {
         let signal = Unchecked(signal)
@@ -101,20 +114,48 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
 
     /// Queues an input.
     func post(input: Input) {
-        post { ring in (inputs + ring.push(.input)).initialize(to: input) }
+        post { ring in (inputs + ring.push(MailboxRing.Slot(kind: .input))).initialize(to: input) }
     }
 
-    /// Pushes under the lock (growing the ring first if it is full), then wakes a parked task.
+    /// Pushes under the lock (growing the ring first if it is full), then schedules a drain.
+    @discardableResult
     private func post(_ push: (inout MailboxRing) -> Void) -> Bool {
-        let (accepted, waiter) = ring.withLock { ring -> (Bool, UnsafeContinuation<Void, Never>?) in
-            guard !ring.value.closed else { return (false, nil) }
+        let (accepted, mustSchedule) = ring.withLock { ring -> (Bool, Bool) in
+            guard !ring.value.closed else { return (false, false) }
             if ring.value.isFull { grow(&ring.value) }
             push(&ring.value)
-            return (true, ring.value.takeWaiter())
+            guard !ring.value.scheduled else { return (true, false) }
+            ring.value.scheduled = true
+            return (true, true)
         }
-        waiter?.resume()  // after unlocking: the task may run at once on another thread
+        if mustSchedule { schedule() }  // after unlocking: the drain may start at once
         return accepted
     }
+
+    /// Starts a drain on the actor's queue, holding the mailbox until it ends. At most one is
+    /// scheduled at a time (`scheduled`), so no two `or`s coalesce into one handler call.
+    private func schedule() {
+        _ = Unmanaged.passRetained(self)
+        wake.or(data: 1)
+    }
+
+    /// The wake source's handler, on the actor's queue: handles signals until the ring is empty.
+    private func drain() {
+        actor.preconditionIsolated("the actor mailbox's drain runs on the actor's serial queue")
+        drainOnActor(actor, self)
+        Unmanaged.passUnretained(self).release()  // taken by `schedule()`
+    }
+
+    /// `StepActor.drain` called synchronously, as the isolated code it is: the caller is on the
+    /// actor's serial executor (checked just before). This is what `assumeIsolated` does, minus
+    /// the context it allocates on every call (the profile showed two allocations per drain,
+    /// that is per element when every `.more` comes from another thread). The cast only drops
+    /// `isolated` from the parameter, which does not change the calling convention. Made once,
+    /// in `init`: a closure made in this generic class captures its generic context.
+    private let drainOnActor: (StepActor<Input, Failure>, StepMailbox) -> Void = {
+        let isolated: (isolated StepActor<Input, Failure>, StepMailbox) -> Void = { actor, mailbox in actor.drain(mailbox) }
+        return unsafeBitCast(isolated, to: ((StepActor<Input, Failure>, StepMailbox) -> Void).self)
+    }()
 
     /// Doubles the ring and its input buffer, keeping the order. The only allocation after
     /// `init`: it happens when more signals are queued at once than ever before.
@@ -122,61 +163,52 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
         let larger = UnsafeMutablePointer<Input>.allocate(capacity: ring.capacity * 2)
         for k in 0..<ring.count {
             let index = (ring.head &+ k) & (ring.capacity &- 1)
-            if case .input = ring.slots[index] { (larger + k).moveInitialize(from: inputs + index, count: 1) }
+            if ring.slots[index].kind == .input { (larger + k).moveInitialize(from: inputs + index, count: 1) }
         }
         inputs.deallocate()
         inputs = larger
         ring.grow()
     }
 
-    /// For the drain task: the next signal (an input's value moved to `current`), `.empty` or
-    /// `.closed`. Taking the next signal also marks the previous one handled.
+    /// For the drain: the next signal (an input's value moved to `current`), or `.empty`, in
+    /// which case the drain is over (`scheduled` is cleared under the same lock, so a signal
+    /// pushed after this schedules a new one). Taking a signal marks the previous one handled.
     func next() -> MailboxNext {
         ring.withLock { ring -> MailboxNext in
             ring.value.handling = false
-            guard let (signal, index) = ring.value.pop() else {
-                return ring.value.closed ? .closed : .empty
+            guard let (slot, index) = ring.value.pop() else {
+                ring.value.scheduled = false
+                return .empty
             }
             ring.value.handling = true
-            if case .input = signal {
+            switch slot.kind {
+            case .input:
                 current.moveInitialize(from: inputs + index, count: 1)
                 return .input
+            case .promise: return .promise(slot.promiseID, slot.request)
+            case .subscription: return .other(Unchecked(.subscription(ring.value.takeSubscription())))
+            case .completion: return .other(Unchecked(.completion(ring.value.takeCompletion())))
+            case .cancel, .empty: return .other(Unchecked(.cancel))  // `.empty` is never queued
             }
-            return .other(Unchecked(signal))
         }
     }
 
-    /// Parks the drain task until a signal is queued or the mailbox closes (returns at once if
-    /// that already happened: a signal queued between `next()` and here is not missed).
-    func waitForSignal() async {
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            let ready = ring.withLock { ring -> Bool in
-                if ring.value.count > 0 || ring.value.closed { return true }
-                ring.value.waiter = continuation
-                return false
-            }
-            if ready { continuation.resume() }
-        }
-    }
-
-    /// Accepts no more signals; the drain task handles what is queued, then ends.
+    /// Accepts no more signals (the machine died, or the subscriber was deinitialised); what is
+    /// queued is still handled.
     func close() {
-        let waiter = ring.withLock { ring -> UnsafeContinuation<Void, Never>? in
-            ring.value.closed = true
-            return ring.value.takeWaiter()
-        }
-        waiter?.resume()
+        ring.withLock { $0.value.closed = true }
     }
 
     @usableFromInline
     func completePromise(id: StepStateMachine.PromiseID, request: StepRequest) {
-        if gate.admitsPromise(id: id) { post(.promise(id, request)) }
+        guard gate.admitsPromise(id: id) else { return }
+        post { ring in _ = ring.push(MailboxRing.Slot(kind: .promise, promiseID: id, request: request)) }
     }
 
     var description: String {
         ring.withLock { ring in
             let r = ring.value
-            return "\(r.count) queued, \(r.handling ? "handling one" : "idle"), task \(r.waiter == nil ? "running" : "parked")\(r.closed ? ", closed" : "")"
+            return "\(r.count) queued, \(r.handling ? "handling one" : "idle"), drain \(r.scheduled ? "scheduled" : "not scheduled")\(r.closed ? ", closed" : "")"
         }
     }
 
@@ -187,51 +219,41 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     }
 }
 
-/// Owns the state machine; handles the mailbox's signals one at a time, in order.
+/// Owns the state machine; handles the mailbox's signals one at a time, in order, on its own
+/// serial queue.
 actor StepActor<Input, Failure: Error> {
     /// Actor-isolated, so accesses are already serialised; the run-time exclusivity check
     /// would re-prove it on every signal (about 80 instructions per element in the profile).
     @exclusivity(unchecked) private var machine: ActorMachine
-    private let mailbox: StepMailbox<Input, Failure>
-    /// The mailbox as the promises' target, made once: converting the generic mailbox to the
-    /// existential per element looked its metadata up every time (profile: ~330 per element).
-    private let promiseTarget: any StepPromiseTarget
     nonisolated let executor = QueueExecutor(label: "stepbench.actor")
 
     /// Runs on its own serial queue, not the cooperative pool (see ``QueueExecutor``).
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    init(stepper: StepperBox<Input, Failure>, mailbox: StepMailbox<Input, Failure>) {
+    init(stepper: StepperBox<Input, Failure>) {
         machine = ActorMachine(stepper: stepper)
-        self.mailbox = mailbox
-        promiseTarget = mailbox
     }
 
-    /// Drains the mailbox until it is closed and empty: one task per subscriber, parked
-    /// (not polling) while the mailbox is empty.
-    func run() async {
-        while drain() {
-            await mailbox.waitForSignal()
-        }
-    }
-
-    /// Handles signals until the mailbox is empty (returns true: park) or closed and drained
-    /// (returns false: the task ends). Synchronous, so the hot loop has no suspension points.
-    private func drain() -> Bool {
+    /// Handles the mailbox's signals until it is empty. Synchronous: the hot loop has no
+    /// suspension points, no task and no hop.
+    func drain(_ mailbox: StepMailbox<Input, Failure>) {
         let current = mailbox.current
+        // Made once per drain: converting the generic mailbox to the existential per element
+        // looked its metadata up every time (profile: about 330 instructions per element).
+        let target: any StepPromiseTarget = mailbox
         while true {
             switch mailbox.next() {
             case .input:
-                let delivered = machine.handle(.input, gate: mailbox.gate, target: promiseTarget) { stepper, promise in
+                let delivered = machine.handleInput(gate: mailbox.gate, target: target) { stepper, promise in
                     unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(current.move(), promise)
                 }
                 if !delivered { current.deinitialize(count: 1) }  // dropped (no demand, or cancelled)
+            case .promise(let id, let request):
+                machine.handlePromise(id: id, request: request, gate: mailbox.gate)
             case .other(let signal):
-                machine.handle(signal.value, gate: mailbox.gate, target: promiseTarget) { _, _ in }
+                machine.handle(signal.value, gate: mailbox.gate, target: target) { _, _ in }
             case .empty:
-                return true
-            case .closed:
-                return false
+                return
             }
             if machine.isDead { mailbox.close() }
         }
@@ -239,15 +261,28 @@ actor StepActor<Input, Failure: Error> {
 }
 
 /// The signals an actor mailbox has not yet handed out, in order, and its drain task's state.
-/// Not generic (a push or pop costs no metadata look-up); the mailbox keeps an input's value in
-/// its typed buffer at the slot's index.
+/// Not generic (a push or pop costs no metadata look-up), and its slots are trivial values (a
+/// push or pop copies no reference): the rare signals that carry references (a subscription,
+/// a completion) keep them in side queues, in the same order; the mailbox keeps an input's
+/// value in its typed buffer at the slot's index.
 struct MailboxRing {
+    /// One slot: what the signal is, and a promise's id and request.
+    struct Slot {
+        enum Kind: UInt8 { case empty, subscription, input, completion, promise, cancel }
+        var kind: Kind = .empty
+        var promiseID: StepStateMachine.PromiseID = StepStateMachine.noPromiseID
+        var request: StepRequest = .more
+    }
+
     /// A ring of `capacity` slots (a power of two) starting at `head`; `count` are full.
-    private(set) var slots: ContiguousArray<MailboxSignal?> = .init(repeating: nil, count: MailboxRing.initialCapacity)
+    private(set) var slots = ContiguousArray(repeating: Slot(), count: MailboxRing.initialCapacity)
     private(set) var head = 0
     private(set) var count = 0
-    /// The drain task, parked because the ring was empty.
-    var waiter: UnsafeContinuation<Void, Never>?
+    /// The payloads of the queued subscription and completion signals, oldest first.
+    private var subscriptions: [any Subscription] = []
+    private var completions: [StepStateMachine.Ending] = []
+    /// A drain is scheduled or running (so a push need not schedule one).
+    var scheduled = false
     /// No more signals are accepted: the machine died or the subscriber was deinitialised.
     var closed = false
     /// The actor is handling a signal it took (for `waitUntilIdle`).
@@ -259,32 +294,47 @@ struct MailboxRing {
 
     /// Stores `signal` in the next free slot (the ring must not be full); returns its index.
     mutating func push(_ signal: MailboxSignal) -> Int {
+        var slot = Slot()
+        switch signal {
+        case .subscription(let subscription):
+            slot.kind = .subscription
+            subscriptions.append(subscription)
+        case .input: slot.kind = .input
+        case .completion(let ending):
+            slot.kind = .completion
+            completions.append(ending)
+        case .promise(let id, let request): slot = Slot(kind: .promise, promiseID: id, request: request)
+        case .cancel: slot.kind = .cancel
+        }
+        return push(slot)
+    }
+
+    mutating func push(_ slot: Slot) -> Int {
         let index = (head &+ count) & (capacity &- 1)
-        slots[index] = signal
+        slots[index] = slot
         count &+= 1
         return index
     }
 
-    /// Takes the oldest signal and its slot's index.
-    mutating func pop() -> (MailboxSignal, index: Int)? {
-        guard count > 0, let signal = slots[head].take() else { return nil }
+    /// Takes the oldest slot and its index.
+    mutating func pop() -> (Slot, index: Int)? {
+        guard count > 0 else { return nil }
         let index = head
         head = (head &+ 1) & (capacity &- 1)
         count &-= 1
-        return (signal, index)
+        return (slots[index], index)
     }
+
+    /// The payload of a popped `.subscription` or `.completion` slot.
+    mutating func takeSubscription() -> any Subscription { subscriptions.removeFirst() }
+    mutating func takeCompletion() -> StepStateMachine.Ending { completions.removeFirst() }
 
     /// Doubles the ring: slot `(head + k) % capacity` moves to `k`.
     mutating func grow() {
-        var larger = ContiguousArray<MailboxSignal?>(repeating: nil, count: capacity * 2)
-        for k in 0..<count { larger[k] = slots[(head &+ k) & (capacity &- 1)].take() }
+        var larger = ContiguousArray(repeating: Slot(), count: capacity * 2)
+        for k in 0..<count { larger[k] = slots[(head &+ k) & (capacity &- 1)] }
         slots = larger
         head = 0
-    }
-
-    mutating func takeWaiter() -> UnsafeContinuation<Void, Never>? {
-        defer { waiter = nil }
-        return waiter
     }
 }
 
@@ -292,10 +342,10 @@ struct MailboxRing {
 enum MailboxNext: Sendable {
     /// The next signal is an input; its value has been moved to the mailbox's `current`.
     case input
-    /// The next signal, not an input (the common input case carries no payload to copy).
+    /// The next signal is a promise's call (the common case beside inputs: no payload to copy).
+    case promise(StepStateMachine.PromiseID, StepRequest)
+    /// The next signal, a rare one (subscription, completion, cancel).
     case other(Unchecked<MailboxSignal>)
-    /// Nothing queued: park until the next signal (``waitForSignal()``).
+    /// Nothing queued: the drain ends.
     case empty
-    /// Closed and drained: the task ends.
-    case closed
 }

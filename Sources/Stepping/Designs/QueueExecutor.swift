@@ -23,6 +23,12 @@ final class QueueExecutor: SerialExecutor, TaskExecutor {
         queue.async { job.runSynchronously(isolatedTo: serial, taskExecutor: task) }
     }
 
+    /// Lets `assumeIsolated` run actor-isolated code that the `actor` design's mailbox starts
+    /// directly on `queue` (a serial queue: whatever runs on it is isolated to the actor).
+    func checkIsolated() {
+        dispatchPrecondition(condition: .onQueue(queue))
+    }
+
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
