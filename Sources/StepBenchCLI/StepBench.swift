@@ -261,7 +261,11 @@ struct Export: ParsableCommand {
             FileHandle.standardError.write(Data("stepbench export: \(e.description)\n".utf8))
             throw ExitCode(1)
         }
-        let text = try Exporter.export(file, as: ExportFormat(rawValue: format)!)
+        let text: String
+        do { text = try Exporter.export(file, as: ExportFormat(rawValue: format)!) } catch let e as ResultsError {
+            FileHandle.standardError.write(Data("stepbench export: \(results): \(e.description)\n".utf8))
+            throw ExitCode(1)
+        }
         guard let output else {
             print(text, terminator: "")
             return

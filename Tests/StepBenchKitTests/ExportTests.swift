@@ -35,7 +35,7 @@ struct ExportTests {
     }
 
     @Test func test_export_influxRoundTrips() throws {
-        let lines = Exporter.influx(file).split(separator: "\n").map(String.init)
+        let lines = try Exporter.influx(file).split(separator: "\n").map(String.init)
         var parsed: [String: Double] = [:]
         for line in lines {
             let parts = line.split(separator: " ").map(String.init)
@@ -51,6 +51,16 @@ struct ExportTests {
         }
         #expect(parsed.count == metrics.count)
         for m in metrics { #expect(parsed["\(m.scenario) \(m.design) \(m.threads) \(m.name)"] == m.median) }
+    }
+
+    @Test func test_export_influxNeedsTheRunStart() throws {
+        var other = file
+        other.createdAt = "2026-11-22T00:00:00.750Z"
+        let text = try Exporter.influx(other)
+        let line = try #require(text.split(separator: "\n").first)
+        #expect(line.hasSuffix(" 1795305600000000000"), "fractional seconds are read, and cut to the second")
+        other.createdAt = "yesterday"
+        #expect(throws: ResultsError.self) { try Exporter.influx(other) }
     }
 
     @Test func test_export_escapesTagValues() {

@@ -51,7 +51,7 @@ public enum Exporter {
         switch format {
         case .csv: return csv(file)
         case .githubActionBenchmark: return try githubActionBenchmark(file)
-        case .influx: return influx(file)
+        case .influx: return try influx(file)
         }
     }
 
@@ -90,9 +90,14 @@ public enum Exporter {
     }
 
     /// InfluxDB line protocol: one point per row, tags machine/scenario/design/threads, one
-    /// field per metric (median), timestamped with the run's start (ns).
-    public static func influx(_ file: ResultsFile) -> String {
-        let timestamp = ISO8601DateFormatter().date(from: file.createdAt).map { Int64($0.timeIntervalSince1970) * 1_000_000_000 } ?? 0
+    /// field per metric (median), timestamped with the run's start (ns, whole seconds).
+    /// A `createdAt` that is not an ISO 8601 time is an error: any fallback time would put every
+    /// such run of a machine kind on the same point, each push overwriting the one before.
+    public static func influx(_ file: ResultsFile) throws -> String {
+        guard let start = runStart(file.createdAt) else {
+            throw ResultsError("createdAt '\(file.createdAt)' is not an ISO 8601 time such as 2026-11-22T20:21:16Z; InfluxDB points are stamped with the run's start")
+        }
+        let timestamp = Int64(start.timeIntervalSince1970.rounded(.down)) * 1_000_000_000
         var points: [String] = []
         var grouped: [(key: String, fields: [String])] = []
         for m in metrics(file) {
@@ -102,6 +107,14 @@ public enum Exporter {
         }
         for g in grouped { points.append("\(g.key) \(g.fields.joined(separator: ",")) \(timestamp)") }
         return points.joined(separator: "\n") + "\n"
+    }
+
+    /// `createdAt` as stepbench writes it (whole seconds), or with fractional seconds.
+    static func runStart(_ text: String) -> Date? {
+        if let date = ISO8601DateFormatter().date(from: text) { return date }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return fractional.date(from: text)
     }
 
     /// Tag values: commas, spaces and equals signs are escaped with a backslash.
