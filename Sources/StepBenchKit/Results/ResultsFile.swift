@@ -36,6 +36,16 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         /// elements), most expensive first. (Files of schema stepbench/1 held the inclusive
         /// instructions of the larger run's whole process instead.)
         public var topFunctions: [FunctionCost]
+        /// Where instructions were counted; absent in older files (always the measured window).
+        public var collection: Collection? = nil
+
+        public enum Collection: String, Codable, Sendable {
+            /// Only inside the measuring thread's ``MeasuredWindow`` (synchronous designs, floors).
+            case measuredWindow
+            /// Every thread, the whole process (asynchronous designs: the stepper runs on their
+            /// executor's thread).
+            case wholeProcess
+        }
     }
 
     public struct FunctionCost: Codable, Equatable, Sendable {
