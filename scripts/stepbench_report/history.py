@@ -475,10 +475,10 @@ def timing_change_points(point_logs, drift_sd, key, min_effect=MIN_EFFECT, sigma
     pooled σ of one repetition.
 
     E-divisive means, recursively (binary segmentation: a significant split's two sides are
-    searched again), each split tested by PERMUTATIONS permutations of its segment (all of its
-    orders when it has at most EXACT_RUNS runs) at level ALPHA; then pruned: a change point whose adjacent regimes (after all splits) no longer differ
-    by its threshold is dropped, the weakest first. Deterministic: each segment's permutations
-    come from a seed made of the series key and the segment's bounds."""
+    searched again), each split tested at level ALPHA on all orders of its segment when it has at
+    most EXACT_RUNS runs, else on PERMUTATIONS permutations seeded by the series key and the
+    segment's bounds (deterministic); then pruned: a change point whose adjacent regimes (after
+    all splits) no longer differ by its threshold is dropped, the weakest first."""
     x = np.array([lower_median(l) for l in point_logs], dtype=float)
     sd = sampling_sd(point_logs)
     reps = lower_median([len(l) for l in point_logs]) if point_logs else 1
@@ -504,8 +504,9 @@ def timing_change_points(point_logs, drift_sd, key, min_effect=MIN_EFFECT, sigma
             orders = rng.permuted(np.tile(seg, (PERMUTATIONS, 1)), axis=1)
             extra = 1  # the observed order, counted once (p is never 0)
         null, _ = _gated_statistic(orders, taus, thresholds)
-        # ties count against the split (relative tolerance for the sums' rounding)
-        p = (extra + int(np.count_nonzero(null >= observed[0] * (1 - 1e-9)))) / (len(orders) + extra)
+        # ties count against the split (a tolerance for the sums' rounding; Q may be slightly < 0)
+        tied = observed[0] - 1e-9 * max(1.0, abs(observed[0]))
+        p = (extra + int(np.count_nonzero(null >= tied))) / (len(orders) + extra)
         if p > ALPHA:
             continue
         split = start + int(tau[0])
