@@ -6,12 +6,13 @@ import matplotlib
 
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 
 COLORS = {"seed": "#7f7f7f", "locked": "#1f77b4", "mutex": "#2ca02c", "atomic": "#d62728",
           "actor": "#9467bd", "actor-stream": "#8c564b", "floor": "#000000"}
 MARKERS = {"seed": "s", "locked": "o", "mutex": "^", "atomic": "D", "actor": "v", "actor-stream": "P"}
+DESIGN_RANK = {d: i for i, d in enumerate(["seed", "locked", "mutex", "atomic", "actor", "actor-stream", "floor"])}
 plt.rcParams.update({"svg.fonttype": "none", "font.size": 10, "axes.grid": True, "grid.alpha": 0.3,
                      "svg.hashsalt": "stepbench"})
 
@@ -215,3 +216,112 @@ def repetition_strips(results, scenario, threads, path):
     unit = f"{threads} thread{'s' if threads > 1 else ''}"
     ax.set_title(f"{scenario} ({unit}): every repetition (hollow: preempted or migrated)")
     _save(fig, path)
+
+
+def _history_x(ax, files):
+    """x = a run's place in commit order, labelled with its short commit (* = dirty tree)."""
+    ax.set_xticks(range(len(files)))
+    ax.set_xticklabels([f.label for f in files], rotation=45, ha="right", fontsize=8)
+    ax.set_xlim(-0.5, len(files) - 0.5)
+
+
+def _mark_change_points(ax, marks):
+    """One vertical line per change-point position (between the last run of the old regime and
+    the first of the new), labelled once with its commit along the top (the caller leaves
+    headroom there); each design's ratio after/before is written in the design's colour under
+    its first new point, so several designs changing at one commit do not stack labels."""
+    done = set()
+    for x, commit, design, value, ratio in marks:
+        if x not in done:
+            done.add(x)
+            line = ax.axvline(x - 0.5, color="#555555", linestyle=":", linewidth=1.2)
+            line.set_gid(f"changepoint-{commit}")
+            ax.annotate(commit, (x - 0.5, 0.985), xycoords=("data", "axes fraction"), fontsize=8, ha="center",
+                        va="top", color="#333333", bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
+        # below and right of the point: clear of the dotted line and of the segment rising into it
+        text = ax.annotate(f"×{ratio:.2f}", (x, value), xytext=(3, -5), textcoords="offset points", fontsize=8,
+                           ha="left", va="top", color=COLORS.get(design, "#333333"), fontweight="bold")
+        text.set_gid(f"changepoint-{design}")
+
+
+def history_trend(history, scenario, path):
+    """The paired ratio to the floor of every design of `scenario` over the runs in commit order:
+    one panel per thread count, designs as lines, the floor (ratio 1) dashed, called change
+    points marked. Returns False (and writes nothing) when no design has a ratio here."""
+    series = [s for s in history.series if s.scenario == scenario and s.metric == "ns_per_element_vs_floor"]
+    if not series:
+        return False
+    # the runs that have this scenario's ratio (stepbench/1 runs had no floor of every shape)
+    having = {f.name for s in series for f, _, _ in s.points}
+    runs = [f for f in history.files if f.name in having]
+    place = {f.name: i for i, f in enumerate(runs)}
+    threads = sorted({s.threads for s in series})
+    low = min(min(s.values) for s in series)
+    high = max(max(s.values) for s in series)
+    any_marks = False
+    fig, axes = plt.subplots(1, len(threads), figsize=(4.6 * len(threads) + 2.0, 4.4), sharey=True, squeeze=False)
+    for ax, t in zip(axes[0], threads):
+        marks = []
+        for s in sorted((s for s in series if s.threads == t), key=lambda s: DESIGN_RANK.get(s.design, 99)):
+            xs = [place[f.name] for f, _, _ in s.points]
+            (line,) = ax.plot(xs, s.values, color=COLORS.get(s.design, "#333333"), marker=MARKERS.get(s.design, "o"),
+                              markersize=4, linewidth=1.4, label=s.design)
+            line.set_gid(f"series-{s.design}")
+            if s.status != "no-drift-estimate":
+                marks += [(xs[c.index], s.points[c.index][0].short, s.design, s.values[c.index], c.ratio)
+                          for c in s.change_points]
+        floor = ax.axhline(1.0, linestyle="--", color=COLORS["floor"], linewidth=1.2, label="floor (= 1)")
+        floor.set_gid("series-floor")
+        ax.set_yscale("log")
+        # headroom above for the change points' commit labels, room below for their ratios
+        bottom, top = min(low, 1.0) / 1.4, high * 2.0
+        ax.set_ylim(bottom, top)
+        # 1-2-5 ticks when the range spans under two decades (else powers of ten), no minor labels
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0) if top / bottom < 100 else (1.0,)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}×"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        _history_x(ax, runs)
+        _mark_change_points(ax, marks)
+        any_marks = any_marks or bool(marks)
+        ax.set_title(f"{t} thread{'s' if t > 1 else ''}", fontsize=10)
+    axes[0][0].set_ylabel("ns/element ÷ floor, same round\n(median of repetitions; log scale; lower is better)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    for ax in axes[0][1:]:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            if l not in labels:
+                handles.append(h)
+                labels.append(l)
+    axes[0][-1].legend(handles, labels, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+    called = " (dotted: change point)" if any_marks else " (no change point)"
+    fig.suptitle(f"{scenario}: ratio to its floor, runs in commit order{called}", fontsize=11)
+    _save(fig, path)
+    return True
+
+
+def history_instructions(history, path):
+    """Instructions per element (callgrind, exact) of sync-step over the profiles in commit
+    order, the floor dashed, change points marked. False when fewer than two profiles."""
+    series = [s for s in history.series if s.metric == "instructions_per_element" and s.scenario in ("sync-step", "floor-sync")]
+    profiles = [f for f in history.files if f.data.get("profiles")]
+    if not series or len(profiles) < 2:
+        return False
+    place = {f.name: i for i, f in enumerate(profiles)}
+    fig, ax = plt.subplots(figsize=(7.6, 4.2))
+    marks = []
+    for s in sorted(series, key=lambda s: DESIGN_RANK.get(s.design, 99)):
+        xs = [place[f.name] for f, _, _ in s.points]
+        floor = s.design == "floor"
+        (line,) = ax.plot(xs, s.values, color=COLORS.get(s.design, "#333333"), marker=None if floor else MARKERS.get(s.design, "o"),
+                          linestyle="--" if floor else "-", linewidth=1.4, markersize=5,
+                          label=f"floor ({s.scenario})" if floor else s.design)
+        line.set_gid(f"series-{s.design}")
+        marks += [(xs[c.index], s.points[c.index][0].short, s.design, s.values[c.index], c.ratio) for c in s.change_points]
+    _history_x(ax, profiles)
+    _mark_change_points(ax, marks)
+    ax.set_ylim(0, max(max(s.values) for s in series) * 1.15)  # headroom for the commit labels
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
+    ax.set_ylabel("instructions / element")
+    ax.set_title("sync-step: instructions per element, each profile in commit order (exact)", fontsize=11)
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+    _save(fig, path)
+    return True

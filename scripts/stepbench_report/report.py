@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import charts
+from . import charts, history
 from .results import ResultsError, load
 
 MULTI_THREAD = ("stale-storm", "cancel-race", "fan-out")
@@ -162,6 +162,7 @@ def build(args, results, folder):
     if warnings:
         md += ["**Harness warnings** (a design faster than its own floor: the harness, not the design):", ""]
         md += [f"- {w}" for w in warnings] + [""]
+    md += history_section(results, folder)
     md += ["## Regressions", ""] + regression_section(args, results) + [""]
     failed = [r for r in results.rows if r["status"] != "ok"]
     if failed:
@@ -169,6 +170,37 @@ def build(args, results, folder):
                                                  for r in failed] + [""]
     with open(os.path.join(folder, "REPORT.md"), "w") as f:
         f.write("\n".join(md))
+
+
+def history_section(results, folder) -> list[str]:
+    """Change points over the runs of this machine kind: every results and profile file in the
+    folder of the (first) results file, as `scripts/history` finds them, with a trend chart per
+    scenario. A folder history cannot read is named in the report; the rest of it still stands."""
+    source = os.path.dirname(os.path.abspath(results.paths[0]))
+    shown = os.path.relpath(source)
+    md = ["## History", ""]
+    try:
+        h = history.analyse(shown)
+    except history.HistoryError as e:
+        print(f"scripts/report: no history section: {e}", file=sys.stderr)
+        return md + [f"No history: {e}", ""]
+    runs = [f for f in h.files if f.kind == "results"]
+    if len(runs) < 2 and len([f for f in h.files if f.data.get("profiles")]) < 2:
+        return md + [f"Only one run in `{shown}/`: no history yet (each `scripts/bench` adds one).", ""]
+    md += [f"Every run and profile in `{shown}/` in commit order, as `scripts/history {shown}/` reads them. "
+           "A change point is the first run of a new regime: for timing (the paired ratio to the floor, latency p50, "
+           "allocation counts that follow thread timing) found by E-divisive means with a permutation test and "
+           "accepted only if larger than this machine's between-run drift and sampling noise allow (README "
+           "\"History\"); for exact counts (instructions, exact allocations) any step beyond the gate's tolerance.", ""]
+    md += [history.render(h, "markdown").strip(), ""]
+    if charts.history_instructions(h, os.path.join(folder, "history-instructions.svg")):
+        md += ["![instructions per element over the commits](history-instructions.svg)", ""]
+    if len(runs) >= 2:
+        for scenario in results.scenarios():
+            name = f"history-{scenario}.svg"
+            if not scenario.startswith("floor") and charts.history_trend(h, scenario, os.path.join(folder, name)):
+                md += [f"![{scenario} over the commits]({name})", ""]
+    return md
 
 
 def instruction_breakdown(profiles) -> list[str]:

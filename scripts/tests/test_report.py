@@ -38,6 +38,8 @@ def test_report_mentions_every_design_and_scenario(built):
     verdict = text.split("## Verdict")[1].split("##")[0]
     assert len([l for l in verdict.splitlines() if l[:2] in ("1.", "2.", "3.")]) == 3
     assert "★" in text
+    # the fixtures folder holds one run and one profile: the history section says there is none yet
+    assert "## History" in text and "no history yet" in text
 
 
 def test_every_chart_is_valid_svg_with_expected_series(built):

@@ -1,0 +1,407 @@
+"""scripts/history: change points over commits, on synthetic runs drawn with this machine's
+measured noise (results/amd-epyc-2c/noise.json) and on the committed results.
+
+noise.json keeps, per (scenario, design, threads, metric) of its 10 A/A runs, the between-run
+drift σ and 101 quantiles of the per-repetition residuals, not the runs' values themselves; so
+the A/A series here are drawn from those, as Tests/StepBenchKitTests/DetectorTests.swift draws
+its synthetic comparisons: each run gets its own drift, then each repetition a residual."""
+import hashlib
+import json
+import math
+import os
+import shutil
+import subprocess
+import zlib
+
+import numpy as np
+import pytest
+
+from scripts.stepbench_report import history, report
+from scripts.stepbench_report.results import load
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COMMITTED = os.path.join(ROOT, "results", "amd-epyc-2c")
+NOISE_PATH = os.path.join(COMMITTED, "noise.json")
+NOISE = json.load(open(NOISE_PATH))
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def entry(scenario, design, metric, threads=1):
+    for e in NOISE["entries"]:
+        if (e["scenario"], e["design"], e["threads"], e["metric"]) == (scenario, design, threads, metric):
+            return e
+    raise KeyError((scenario, design, threads, metric))
+
+
+def residuals(rng, e, n):
+    """n per-repetition log residuals drawn from the row's measured quantiles (inverse CDF)."""
+    return np.interp(rng.uniform(0, 100, n), np.arange(101), e["residualQuantiles"])
+
+
+def aa_run(rng, e, repetitions, step=0.0):
+    """One synthetic run's repetitions (log values): the run's drift, then each repetition's
+    residual; `step` shifts the whole run (a change of the code)."""
+    return list(step + rng.normal(0, e["driftSD"]) + residuals(rng, e, repetitions))
+
+
+def fake_commit(i, salt="run"):
+    return hashlib.sha1(f"{salt}-{i}".encode()).hexdigest()  # unknown to git: ordered by createdAt
+
+
+def created(i):
+    return f"2026-12-01T{i // 60:02d}:{i % 60:02d}:00Z"
+
+
+def rows_for(design, ratio_logs, floor_logs, allocations=0, elements=200_000):
+    """sync-step `design` and floor-sync rows whose repetitions give exactly these paired ratios."""
+    def row(scenario, name, ns):
+        reps = [{"elapsedNanoseconds": int(round(v * elements)), "elements": elements,
+                 "allocations": int(allocations * elements), "cpuNanoseconds": int(round(v * elements))} for v in ns]
+        return {"scenario": scenario, "design": name, "threads": 1, "elements": elements, "status": "ok",
+                "failure": None, "allocationsExact": True, "allocationRepetitions": min(3, len(reps)),
+                "repetitions": reps,
+                "summary": {"nsPerElement": {"median": float(np.median(ns)), "ciLow": min(ns), "ciHigh": max(ns)}}}
+    floor_ns = [60.0 * math.exp(f) for f in floor_logs]
+    design_ns = [f * math.exp(r) for f, r in zip(floor_ns, ratio_logs)]
+    return [row("sync-step", design, design_ns), row("floor-sync", "floor", floor_ns)]
+
+
+def write_run(folder, commit, when, rows=(), profiles=None, dirty=False, schema="stepbench/2", cpu="AMD EPYC",
+              name=None):
+    data = {"schema": schema, "createdAt": when,
+            "machine": {"cpuModel": cpu, "cores": 2, "gitCommit": commit, "gitDirty": dirty,
+                        "buildConfiguration": "release", "kernel": "Linux", "swiftVersion": "6.3"},
+            "configuration": {"profile": "quick", "repetitions": 5, "threads": [1], "handoff": "synthetic"},
+            "rows": list(rows)}
+    if profiles is not None:
+        data["profiles"] = profiles
+    # named by commit, so the folder's name order is not the history's order
+    path = os.path.join(folder, name or f"{commit[:12]}.json")
+    with open(path, "w") as f:
+        json.dump(data, f)
+    return path
+
+
+def synthetic_folder(folder, design, step, runs=12, step_at=7, repetitions=601, seed=1):
+    """`runs` runs of sync-step `design` and its floor, drawn with the noise of that row; from
+    run `step_at` on the paired ratio is `step` higher. Returns the commits in history order."""
+    os.makedirs(folder, exist_ok=True)
+    shutil.copy(NOISE_PATH, os.path.join(folder, "noise.json"))
+    rng = np.random.default_rng(seed)
+    ratio_e, floor_e = entry("sync-step", design, "ns_per_element_vs_floor"), entry("floor-sync", "floor", "ns_per_element")
+    commits = [fake_commit(i, f"{design}-{seed}") for i in range(runs)]
+    for i, commit in enumerate(commits):
+        ratio = aa_run(rng, ratio_e, repetitions, math.log1p(step) if i >= step_at else 0.0)
+        write_run(folder, commit, created(i), rows_for(design, ratio, aa_run(rng, floor_e, repetitions)))
+    return commits
+
+
+def run_history(folder, tmp_path, *extra):
+    out = tmp_path / "history.json"
+    code = history.main([str(folder), "--format", "json", "--output", str(out), *extra])
+    return code, json.loads(out.read_text())
+
+
+# ------------------------------------------------------------------ (a) a planted step
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("design", ["locked", "mutex"])
+def test_a_planted_10_percent_step_is_found_at_exactly_its_commit(tmp_path, design, seed):
+    """locked and mutex: the rows whose ratio drifts least between runs (0.7% and 0.6%), so the
+    minimum effect there is --min-effect's 5% and a 10% step must be called. 601 repetitions
+    per run: the protocol noise.json measured (scripts/regress's timing baseline)."""
+    commits = synthetic_folder(tmp_path / "runs", design, 0.10, seed=seed)
+    code, data = run_history(tmp_path / "runs", tmp_path)
+    assert code == 2, data["summary"]  # a regression
+    assert [(c["scenario"], c["design"], c["metric"]) for c in data["changePoints"]] == \
+        [("sync-step", design, "ns_per_element_vs_floor")], data["changePoints"]
+    cp = data["changePoints"][0]
+    assert cp["commit"] == commits[7] and cp["previousCommit"] == commits[6]
+    assert cp["direction"] == "regression" and 1.06 < cp["ratio"] < 1.14
+    assert cp["pValue"] <= history.ALPHA and cp["regimeRuns"] == [7, 5]
+    assert data["uncalled"] == []
+    # the commits are unknown to git: ordered by createdAt, and the output says so
+    assert [f["commit"] for f in data["files"]] == commits
+    assert {f["orderedBy"] for f in data["files"]} == {"createdAt"}
+    assert any("createdAt" in n for n in data["notes"])
+
+
+def test_a_step_the_rows_drift_hides_is_not_called(tmp_path):
+    """seed's paired ratio drifts 5.2% between runs (noise.json), so its minimum effect is
+    exp(4·√2·5.2%) − 1 ≈ 34%: a 10% step is not called there, a 50% step is."""
+    synthetic_folder(tmp_path / "small", "seed", 0.10)
+    code, data = run_history(tmp_path / "small", tmp_path)
+    assert code == 0 and data["changePoints"] == []
+    commits = synthetic_folder(tmp_path / "large", "seed", 0.50)
+    code, data = run_history(tmp_path / "large", tmp_path)
+    assert code == 2 and [c["commit"] for c in data["changePoints"]] == [commits[7]]
+    assert data["changePoints"][0]["minimumEffect"] == pytest.approx(0.34, abs=0.01)
+
+
+def test_an_improvement_is_a_change_point_but_exits_0(tmp_path):
+    commits = synthetic_folder(tmp_path / "runs", "mutex", -0.15)
+    code, data = run_history(tmp_path / "runs", tmp_path)
+    assert code == 0
+    assert [(c["commit"], c["direction"]) for c in data["changePoints"]] == [(commits[7], "improvement")]
+
+
+# ------------------------------------------------------------------ (b) A/A
+
+AA_TRIALS = 10
+
+
+def aa_series(repetitions, runs=20):
+    """AA_TRIALS synthetic A/A series for every row and metric of noise.json."""
+    for e in NOISE["entries"]:
+        key = f"{e['scenario']}|{e['design']}|{e['threads']}|{e['metric']}"
+        rng = np.random.default_rng([zlib.crc32(key.encode()), repetitions])  # fixed: the test is repeatable
+        for trial in range(AA_TRIALS):
+            yield e, key, [aa_run(rng, e, repetitions) for _ in range(runs)]
+
+
+@pytest.mark.parametrize("repetitions", [5, 601])
+def test_b_aa_series_of_every_row_yield_no_change_point(repetitions):
+    """20 A/A runs per series, 10 series per row and metric of noise.json (140 series), with the
+    quick profile's 5 repetitions per run and the gate's 601: no change point at all. The same
+    series through E-divisive without the noise gate (the plain permutation test) do give false
+    change points, at about its level: so the zero is the gate's doing, and the test can fail."""
+    found, plain, series = [], 0, 0
+    for e, key, runs in aa_series(repetitions):
+        series += 1
+        cps, _ = history.timing_change_points(runs, e["driftSD"], key)
+        found += [(key, c.index, c.ratio) for c in cps]
+        bare, _ = history.timing_change_points(runs, 0.0, key, min_effect=0.0, sigmas=0.0)
+        plain += bool(bare)
+    assert found == []
+    assert series == len(NOISE["entries"]) * AA_TRIALS
+    # the permutation test alone: false alarms at roughly its level (binary segmentation adds a little)
+    assert 0 < plain <= 2.5 * history.ALPHA * series, plain
+
+
+def test_few_runs_get_an_exact_permutation_p_value():
+    """Up to 8 runs every order is tried: two groups perfectly apart give p = 2/C(n, n/2), the
+    two orders (low group first or last) as extreme as the observed one. 7 runs: 2/35 = 0.057,
+    not significant at 0.05; 8 runs: 2/70 = 0.029, called."""
+    seven = [[v] for v in (0.0, 0.001, 0.002, 0.5, 0.501, 0.502, 0.503)]
+    assert history.timing_change_points(seven, 0.0, "seven")[0] == []
+    eight = [[v] for v in (0.0, 0.001, 0.002, 0.003, 0.5, 0.501, 0.502, 0.503)]
+    cps, _ = history.timing_change_points(eight, 0.0, "eight")
+    assert [(c.index, c.p_value) for c in cps] == [(4, pytest.approx(2 / 70))]
+    assert cps[0].ratio == pytest.approx(math.exp(0.5015 - 0.0015))
+
+
+def test_b_aa_runs_through_the_whole_pipeline_yield_none(tmp_path):
+    """A/A files (no step) for every sync-step design: exit 0, no change point, nothing listed."""
+    for design in ("seed", "locked", "mutex", "atomic"):
+        synthetic_folder(tmp_path / design, design, 0.0, seed=7)
+        code, data = run_history(tmp_path / design, tmp_path)
+        assert code == 0 and data["changePoints"] == [] and data["uncalled"] == [], design
+
+
+def test_the_committed_results_give_well_formed_output(tmp_path):
+    code, data = run_history(COMMITTED, tmp_path)
+    assert code in (0, 2)
+    assert data["schema"] == history.SCHEMA and data["machineId"] == "amd-epyc-2c"
+    names = [f["file"] for f in data["files"]]
+    assert "latest.json" not in names and "profile-latest.json" not in names  # copies
+    skipped = {s["file"]: s["reason"] for s in data["skipped"]}
+    assert skipped["latest.json"].startswith("a copy of") and "noise profile" in skipped["noise.json"]
+    assert data["method"]["permutations"] == history.PERMUTATIONS and data["method"]["noiseProfile"].endswith("noise.json")
+    # history order: by commit time where git knows the commit (a shallow clone may not), else createdAt
+    keys = [f["commitTime"] if f["commitTime"] is not None else None for f in data["files"]]
+    if None not in keys:
+        assert keys == sorted(keys)
+    for cp in data["changePoints"] + data["uncalled"]:
+        assert cp["file"] in names and cp["direction"] in ("regression", "improvement")
+        assert 0 <= cp["pValue"] <= history.ALPHA
+    # Committed fact: fd19f5b removed generic-metadata look-ups (callgrind 3,856 → 2,664 for
+    # locked); the exact series must show it there, with p = 0.
+    instr = {c["design"]: c for c in data["changePoints"] if c["metric"] == "instructions_per_element"}
+    for design in ("locked", "mutex", "atomic"):
+        assert instr[design]["commit"].startswith("fd19f5b") and instr[design]["pValue"] == 0
+        assert instr[design]["direction"] == "improvement"
+    assert "seed" not in instr
+    for fmt in ("text", "markdown"):
+        text = history.render(history.analyse(COMMITTED), fmt)
+        assert "change point(s)" in text and "E-divisive" in text
+    assert "| scenario | design |" in history.render(history.analyse(COMMITTED), "markdown")
+
+
+# ------------------------------------------------------------------ (c) bad input
+
+def test_c_bad_input_exits_1_and_names_the_problem(tmp_path, capsys):
+    def fails(args, *expected):
+        assert history.main([str(a) for a in args]) == 1
+        err = capsys.readouterr().err
+        for text in expected:
+            assert text in err, err
+
+    fails([tmp_path / "nope"], "nope", "no such folder")
+    (tmp_path / "empty").mkdir()
+    fails([tmp_path / "empty"], "no results files", "scripts/bench")
+    only_noise = tmp_path / "only-noise"
+    only_noise.mkdir()
+    shutil.copy(NOISE_PATH, only_noise / "noise.json")
+    fails([only_noise], "no results files", "noise.json")
+    file = write_run(str(tmp_path), fake_commit(0), created(0), rows_for("atomic", [0.0], [0.0]))
+    fails([file], "not a folder")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "half.json").write_text('{"schema": "stepbench/2", "rows": [')
+    fails([broken], "half.json", "not JSON")
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "old.json").write_text(json.dumps({"schema": "stepbench/0", "rows": []}))
+    fails([old], "old.json", "stepbench/0", "stepbench/2")
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    write_run(str(mixed), fake_commit(1), created(1), rows_for("atomic", [0.0], [0.0]))
+    write_run(str(mixed), fake_commit(2), created(2), rows_for("atomic", [0.0], [0.0]), cpu="Intel Xeon")
+    fails([mixed], "several machine kinds", "amd-epyc-2c", "intel-xeon-2c")
+    fails([mixed, "--format", "xml"], "invalid choice", "xml")  # argparse's usage error, exit 1 not 2
+    good = tmp_path / "good"
+    synthetic_folder(good, "mutex", 0.0, runs=4, repetitions=5)
+    bad_noise = tmp_path / "noise.json"
+    bad_noise.write_text(json.dumps({"schema": "something/9"}))
+    fails([good, "--noise", bad_noise], "noise.json", "not a noise profile")
+    fails([good, "--output", tmp_path / "no-such-dir" / "h.json"], "cannot write")
+    assert not (tmp_path / "no-such-dir").exists()
+
+
+def test_output_is_written_atomically_and_nothing_on_error(tmp_path):
+    good = tmp_path / "good"
+    synthetic_folder(good, "mutex", 0.0, runs=4, repetitions=5)
+    out = tmp_path / "out" / "h.md"
+    out.parent.mkdir()
+    out.write_text("previous")
+    assert history.main([str(good), "--format", "markdown", "--output", str(out)]) == 0
+    assert out.read_text().startswith("history of") and os.listdir(out.parent) == ["h.md"]
+    assert history.main([str(tmp_path / "missing"), "--output", str(out)]) == 1
+    assert out.read_text().startswith("history of")  # the previous output stays
+
+
+def test_no_noise_profile_calls_no_timing_change(tmp_path):
+    """As compare: without a drift estimate a timing change is listed, never called."""
+    commits = synthetic_folder(tmp_path / "runs", "mutex", 0.10)
+    code, data = run_history(tmp_path / "runs", tmp_path, "--no-noise")
+    assert code == 0 and data["changePoints"] == []
+    assert [c["commit"] for c in data["uncalled"]] == [commits[7]] and not data["uncalled"][0]["called"]
+    assert any("no noise profile" in n for n in data["notes"])
+
+
+# ------------------------------------------------------------------ (d) exact series
+
+def profile(design, instructions):
+    return {"scenario": "sync-step", "design": design, "elementsLow": 4000, "elementsHigh": 12000,
+            "instructionsLow": 0, "instructionsHigh": 0, "instructionsPerElement": instructions, "topFunctions": []}
+
+
+def test_d_exact_series_step_above_tolerance_is_a_change_point_with_p_0(tmp_path):
+    """Instructions: +0.38% (under the gate's 0.5%) is not a change, +3.1% is, at exactly its
+    commit. Exact allocations: 0 → 1 per element at its commit; 0.005 of noise is not."""
+    folder = tmp_path / "exact"
+    folder.mkdir()
+    instructions = [1594, 1594, 1600, 1650, 1650]
+    allocations = [0.0, 0.005, 0.0, 0.0, 1.0]
+    commits = [fake_commit(i, "exact") for i in range(5)]
+    for i, commit in enumerate(commits):
+        write_run(str(folder), commit, created(i), rows_for("atomic", [0.0] * 3, [0.0] * 3, allocations=allocations[i]),
+                  profiles=[profile("atomic", instructions[i]), profile("seed", 6785.0)])
+    code, data = run_history(folder, tmp_path)
+    assert code == 2
+    instr = [c for c in data["changePoints"] if c["metric"] == "instructions_per_element"]
+    assert len(instr) == 1, instr  # seed's flat series and atomic's +0.38% are not change points
+    ins = instr[0]
+    assert (ins["design"], ins["commit"], ins["pValue"], ins["exact"]) == ("atomic", commits[3], 0.0, True)
+    assert ins["ratio"] == pytest.approx(1650 / 1600) and ins["direction"] == "regression"
+    alloc = [c for c in data["changePoints"] if c["metric"] == "allocations_per_element"]
+    # the design's and the floor's rows both allocate one per element from commit 4 on
+    assert {(c["design"], c["commit"]) for c in alloc} == {("atomic", commits[4]), ("floor", commits[4])}
+    assert all(c["ratio"] is None and c["change"] == pytest.approx(1.0) and c["pValue"] == 0 for c in alloc)
+    text = history.render(history.analyse(str(folder)), "text")
+    assert "0 (exact)" in text and "+1.00" in text
+
+
+def test_d_exact_tolerances_are_the_gates():
+    assert history.detect_exact([1000, 1004.9], "instructions_per_element") == []
+    assert history.detect_exact([1000, 1005.1], "instructions_per_element") == [1]
+    assert history.detect_exact([1000, 994.9, 994.9], "instructions_per_element") == [1]
+    assert history.detect_exact([0.0, 0.0099], "allocations_per_element") == []
+    assert history.detect_exact([0.0, 0.0101, 0.0101, 2.0], "allocations_per_element") == [1, 3]
+
+
+# ------------------------------------------------------------------ order
+
+def git(repo, *args, date=None):
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@t")
+    if date:
+        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    return subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_order_is_by_commit_time_then_created_at_and_dirty_runs_are_flagged(tmp_path):
+    """Runs made later of an older commit come first; two runs of one commit stay in createdAt
+    order; a commit git does not know is placed by createdAt and said so."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "a").write_text("1")
+    git(repo, "add", "a")
+    git(repo, "commit", "-q", "-m", "old", date="2026-01-01T00:00:00Z")
+    old = git(repo, "rev-parse", "HEAD")
+    (repo / "a").write_text("2")
+    git(repo, "commit", "-qam", "new", date="2026-01-02T00:00:00Z")
+    new = git(repo, "rev-parse", "HEAD")
+    folder = repo / "results"
+    folder.mkdir()
+    rows = rows_for("atomic", [0.0], [0.0])
+    write_run(str(folder), new, "2026-03-01T00:00:00Z", rows)                 # made first, newer commit
+    write_run(str(folder), old, "2026-03-02T00:00:00Z", rows)                 # made later, older commit
+    write_run(str(folder), old, "2026-03-03T00:00:00Z", rows, dirty=True, name="0-old-again.json")  # a second run
+    unknown = fake_commit(9)
+    write_run(str(folder), unknown, "2026-01-01T12:00:00Z", rows)             # between the two commits
+    code, data = run_history(folder, tmp_path)
+    assert code == 0
+    assert [(f["commit"], f["dirty"], f["orderedBy"]) for f in data["files"]] == [
+        (old, False, "commit-time"), (old, True, "commit-time"), (unknown, False, "createdAt"),
+        (new, False, "commit-time")]
+    assert any(unknown[:7] in n and "createdAt" in n for n in data["notes"])
+    text = history.render(history.analyse(str(folder)), "text")
+    assert "ordered by commit time where git knows the commit, else by createdAt" in text
+
+
+# ------------------------------------------------------------------ the report's section
+
+def test_report_history_section_charts_and_tables_the_change_point(tmp_path):
+    folder = tmp_path / "runs"
+    commits = synthetic_folder(folder, "mutex", 0.10, repetitions=101)
+    out = tmp_path / "report"
+    out.mkdir()
+    results = load([str(folder / f"{commits[-1][:12]}.json")])
+    md = "\n".join(report.history_section(results, str(out)))
+    assert "## History" in md and f"`{commits[7][:7]}`" in md and "| sync-step | mutex | 1 | ns_per_element_vs_floor" in md
+    assert "](history-sync-step.svg)" in md
+    import xml.etree.ElementTree as ET
+    root = ET.parse(out / "history-sync-step.svg").getroot()
+    ids = {el.get("id") for el in root.iter() if el.get("id")}
+    assert {"series-mutex", "series-floor", "changepoint-mutex", f"changepoint-{commits[7][:7]}"} <= ids
+    # no change point, no mark: an A/A folder's chart has the lines only
+    aa = tmp_path / "aa"
+    commits = synthetic_folder(aa, "mutex", 0.0, repetitions=101)
+    out2 = tmp_path / "report2"
+    out2.mkdir()
+    md = "\n".join(report.history_section(load([str(aa / f"{commits[-1][:12]}.json")]), str(out2)))
+    assert "no change points" in md
+    ids = {el.get("id") for el in ET.parse(out2 / "history-sync-step.svg").getroot().iter() if el.get("id")}
+    assert "series-mutex" in ids and not any(i.startswith("changepoint-") for i in ids)
+
+
+def test_report_names_a_folder_history_cannot_read(tmp_path):
+    folder = tmp_path / "runs"
+    commits = synthetic_folder(folder, "mutex", 0.0, runs=4, repetitions=5)
+    (folder / "stray.json").write_text("not json")
+    out = tmp_path / "report"
+    out.mkdir()
+    md = "\n".join(report.history_section(load([str(folder / f"{commits[-1][:12]}.json")]), str(out)))
+    assert "No history:" in md and "stray.json" in md
