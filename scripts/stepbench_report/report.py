@@ -33,10 +33,12 @@ def verdict(results):
     best = _best(results, "sync-step", 1)
     if best:
         s = best["summary"]
-        lines.append(f"**Synchronous `.more` (one thread): `{best['design']}`** — {_fmt_ns(s['nsPerElement']['median'])}/element, "
-                     f"{1 / s['ratioToSeed']:.1f}× faster than `seed`" if s.get("ratioToSeed") else "")
-        lines[-1] += (f", {s['ratioToFloor']:.1f}× its floor (the same upstream into a plain subscriber), "
-                      f"{s['allocationsPerElement']['median']:.2f} allocations/element.") if s.get("ratioToFloor") else "."
+        line = f"**Synchronous `.more` (one thread): `{best['design']}`** — {_fmt_ns(s['nsPerElement']['median'])}/element"
+        if s.get("ratioToSeed"):
+            line += f", {1 / s['ratioToSeed']:.1f}× faster than `seed`"
+        if s.get("ratioToFloor"):
+            line += f", {s['ratioToFloor']:.1f}× its floor (the same upstream into a plain subscriber)"
+        lines.append(line + f", {s['allocationsPerElement']['median']:.2f} allocations/element.")
     best = _best(results, "async-step", 2, "latencyP50")
     if best:
         s = best["summary"]

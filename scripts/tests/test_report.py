@@ -126,3 +126,17 @@ def test_profile_file_adds_the_instruction_chart(tmp_path):
     assert "](instructions.svg)" in text and "instructions/element" in text
     # the timing file's configuration is kept, not the profile's placeholder
     assert "5 repetitions in shuffled rounds" in text or "2 repetitions in shuffled rounds" in text
+
+
+def test_verdict_names_the_best_design_even_without_a_seed_row(tmp_path):
+    # Two adjacent f-strings join before a conditional: without `seed` (no ratioToSeed) the whole
+    # headline used to vanish instead of only its "× faster than seed" part.
+    data = json.load(open(FIXTURE))
+    data["rows"] = [r for r in data["rows"] if r["design"] != "seed"]
+    for r in data["rows"]:
+        (r.get("summary") or {}).pop("ratioToSeed", None)
+    path = tmp_path / "noseed.json"
+    path.write_text(json.dumps(data))
+    lines = report.verdict(load([str(path)]))
+    assert lines and lines[0].startswith("**Synchronous `.more` (one thread): `"), lines
+    assert "faster than `seed`" not in lines[0]
