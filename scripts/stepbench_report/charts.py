@@ -9,10 +9,36 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 
-COLORS = {"seed": "#7f7f7f", "locked": "#1f77b4", "mutex": "#2ca02c", "atomic": "#d62728",
-          "actor": "#9467bd", "actor-stream": "#8c564b", "floor": "#000000"}
-MARKERS = {"seed": "s", "locked": "o", "mutex": "^", "atomic": "D", "actor": "v", "actor-stream": "P"}
-DESIGN_RANK = {d: i for i, d in enumerate(["seed", "locked", "mutex", "atomic", "actor", "actor-stream", "floor"])}
+class _ByDesign:
+    """A per-design style value, given by the design's position in the tool's order of designs
+    (``use_design_order``), so that no design is named here and a new one gets the next value;
+    a design seen before the order is set takes the next free position. `floor` has its own."""
+
+    def __init__(self, values, floor):
+        self.values, self.floor = values, floor
+
+    def get(self, design, default=None):
+        if design == "floor":
+            return self.floor
+        if design not in _ORDER:
+            _ORDER.append(design)
+        return self.values[_ORDER.index(design) % len(self.values)]
+
+    __getitem__ = get
+
+
+_ORDER = []
+
+
+def use_design_order(designs):
+    """Fixes every chart's colours and markers to this order of designs (the tool's order)."""
+    _ORDER[:] = [d for d in designs if d != "floor"]
+
+
+COLORS = _ByDesign(["#7f7f7f", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+                    "#bcbd22", "#ff7f0e"], floor="#000000")
+MARKERS = _ByDesign(["s", "o", "^", "D", "v", "P", "X", "<", ">", "h"], floor="_")
+DESIGN_RANK = _ByDesign(list(range(1000)), floor=1000)
 plt.rcParams.update({"svg.fonttype": "none", "font.size": 10, "axes.grid": True, "grid.alpha": 0.3,
                      "svg.hashsalt": "stepbench"})
 
@@ -165,7 +191,7 @@ def instruction_bars(results, path):
     """Instructions per element (callgrind, exact) per design, sync-step; the floor dashed."""
     fig, ax = plt.subplots(figsize=(7, 3.6))
     rows = [p for p in results.profiles if p["scenario"] == "sync-step"]
-    order = {d: i for i, d in enumerate(results.designs() + ["actor"])}
+    order = {d: i for i, d in enumerate(results.designs())}
     rows.sort(key=lambda p: order.get(p["design"], 99))
     designs = [p["design"] for p in rows]
     values = [p["instructionsPerElement"] for p in rows]
@@ -173,14 +199,22 @@ def instruction_bars(results, path):
     for d, bar, v in zip(designs, bars, values):
         bar.set_gid(f"series-{d}")
         ax.annotate(f"{v:,.0f}", (bar.get_x() + bar.get_width() / 2, v), ha="center", va="bottom", fontsize=9)
-    floor = [p for p in results.profiles if p["scenario"] == "floor-sync"]
+    floor_name = results.floor_of("sync-step", profiles=True)
+    floor = [p for p in results.profiles if p["scenario"] == floor_name]
     if floor:
-        line = ax.axhline(floor[0]["instructionsPerElement"], linestyle="--", color=COLORS["floor"], label="floor (floor-sync)")
+        line = ax.axhline(floor[0]["instructionsPerElement"], linestyle="--", color=COLORS["floor"],
+                          label=f"floor ({floor_name})")
         line.set_gid("series-floor")
         ax.legend(loc="upper left", frameon=False)
-    ax.set_ylabel("instructions / element")
     ax.set_title("sync-step: instructions per element (callgrind, exact)")
-    ax.set_ylim(0, max(values + [1]) * 1.18)
+    if max(values + [1]) > 20 * max(min(values + [1]), 1):  # one design dwarfs the others
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(_si))
+        ax.set_ylabel("instructions / element (log scale)")
+        ax.set_ylim(top=max(values) * 2.5)
+    else:
+        ax.set_ylabel("instructions / element")
+        ax.set_ylim(0, max(values + [1]) * 1.18)
     _save(fig, path)
 
 

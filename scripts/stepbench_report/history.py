@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .results import DESIGN_ORDER, FLOOR_OF, READABLE_SCHEMAS, SCENARIO_ORDER, ResultsError, _load_one
+from .results import READABLE_SCHEMAS, ResultsError, _load_one, floor_in, in_order
 
 SCHEMA = "stepbench-history/1"
 
@@ -342,7 +342,8 @@ def build_series(files, noise):
         ok = {(r["scenario"], r["design"], r["threads"]): r for r in f.data["rows"]
               if r.get("status") == "ok" and r.get("repetitions")}
         for (scenario, design, threads), row in ok.items():
-            floor = ok.get((FLOOR_OF.get(scenario), "floor", threads)) if FLOOR_OF.get(scenario) else None
+            floor_name = floor_in(f.data, scenario)
+            floor = ok.get((floor_name, "floor", threads)) if floor_name else None
             for metric, values in _timing_row_samples(row, floor).items():
                 logs = [math.log(v) for v in values]
                 add((scenario, design, threads, metric), False, f, math.exp(lower_median(logs)), logs)
@@ -370,8 +371,13 @@ def build_series(files, noise):
 
     def rank(seq, v):
         return seq.index(v) if v in seq else len(seq)
-    out.sort(key=lambda s: (rank(metric_order, s.metric), rank(SCENARIO_ORDER, s.scenario), s.scenario,
-                            rank(DESIGN_ORDER + ["floor"], s.design), s.threads))
+    # the tool's order: the newest catalog's, then the order the files wrote their rows in
+    catalog = next((f.data["catalog"] for f in reversed(files) if f.data.get("catalog")), {})
+    rows = [r for f in reversed(files) for r in f.data["rows"]]
+    scenario_order = in_order((r["scenario"] for r in rows), [c["name"] for c in catalog.get("scenarios", [])])
+    design_order = [d for d in in_order((r["design"] for r in rows), catalog.get("designs", ())) if d != "floor"]
+    out.sort(key=lambda s: (rank(metric_order, s.metric), rank(scenario_order, s.scenario), s.scenario,
+                            rank(design_order + ["floor"], s.design), s.threads))
     return out
 
 

@@ -57,9 +57,15 @@ def verdict(results):
                           for sc, t, b in contention if b)
         who = f"`{names.pop()}`" if len(names) == 1 else "it depends"
         lines.append(f"**Under contention: {who}** — {parts}.")
-    actor = results.row("sync-step", "actor", 1)
-    if actor and len(lines) < 3:
-        lines.append(f"`actor` costs {_fmt_ns(actor['summary']['nsPerElement']['median'])}/element: an actor hop per signal.")
+    asynchronous = [(d, results.row("sync-step", d, 1)) for d in results.asynchronous_designs()]
+    asynchronous = [(d, r) for d, r in asynchronous if r]
+    first = _best(results, "sync-step", 1)
+    if asynchronous and first and len(lines) < 3:
+        parts = ", ".join(f"`{d}` {_fmt_ns(r['summary']['nsPerElement']['median'])} "
+                          f"({r['summary']['nsPerElement']['median'] / first['summary']['nsPerElement']['median']:.1f}× "
+                          f"`{first['design']}`, {r['summary']['allocationsPerElement']['median']:.2f} allocations)"
+                          for d, r in asynchronous)
+        lines.append(f"**Delivered on their own executor** (sync-step, per element): {parts}.")
     return lines[:3]
 
 
@@ -110,6 +116,7 @@ def regression_section(args, results):
 
 
 def build(args, results, folder):
+    charts.use_design_order(results.designs())  # every chart colours a design alike
     m = results.machine
     made_by = ", ".join(os.path.relpath(p) for p in results.paths)
     md = [f"# StepBench report — {m.get('cpuModel')} ({m.get('cores')} cores)", "",
@@ -209,10 +216,13 @@ def instruction_breakdown(profiles) -> list[str]:
     """Where each design's instructions per element go: exclusive instructions per element by
     function, inside the measured window (stepbench/2 profiles). Older files held inclusive
     counts of the whole process, which say nothing per element: they are named, not tabled."""
-    md = ["### Where the instructions go (sync-step, exclusive instructions per element, measured window)", ""]
+    md = ["### Where the instructions go (sync-step, exclusive instructions per element)", "",
+          "Counted inside the measuring thread's window, except where a design's row says *whole process*: "
+          "those designs call the stepper on their own executor's thread, so every thread is counted.", ""]
     for p in profiles:
         functions = [f for f in p.get("topFunctions", []) if f.get("instructionsPerElement") is not None]
-        md.append(f"**`{p['design']}`** — {p['instructionsPerElement']:,.0f} instructions/element")
+        where = " (whole process)" if p.get("collection") == "wholeProcess" else ""
+        md.append(f"**`{p['design']}`** — {p['instructionsPerElement']:,.0f} instructions/element{where}")
         md.append("")
         if not functions:
             md += ["(this profile predates per-function counts; re-run `stepbench profile`)", ""]

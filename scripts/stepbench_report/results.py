@@ -6,15 +6,32 @@ from dataclasses import dataclass, field
 SCHEMA = "stepbench/2"
 # Schemas read: /2 only added fields to /1 (see results/README.md).
 READABLE_SCHEMAS = ("stepbench/2", "stepbench/1")
-DESIGN_ORDER = ["seed", "locked", "mutex", "atomic", "actor", "actor-stream"]
-SCENARIO_ORDER = ["sync-step", "async-step", "stale-storm", "cancel-race", "fan-out",
-                  "pace-jitter", "floor-sync", "floor-pingpong", "floor-async", "floor-stale-storm",
-                  "floor-cancel-race", "floor-fan-out", "floor-pace"]
-# Each scenario's own floor (ScenarioKind.floor), and the floors stepbench/1 files compared to.
-FLOOR_OF = {"sync-step": "floor-sync", "async-step": "floor-async", "stale-storm": "floor-stale-storm",
-            "cancel-race": "floor-cancel-race", "fan-out": "floor-fan-out", "pace-jitter": "floor-pace"}
-LEGACY_FLOOR_OF = {"sync-step": "floor-sync", "stale-storm": "floor-sync", "fan-out": "floor-sync",
-                   "async-step": "floor-pingpong"}
+# What a results file's rows are compared to comes from the file: stepbench writes the tool's
+# catalog into it (`catalog`: designs in order, each scenario's floor). Files written before
+# that say nothing, and the tool's floors then were these (stepbench/2 first, then /1).
+FLOORS_BEFORE_CATALOG = (
+    {"sync-step": "floor-sync", "async-step": "floor-async", "stale-storm": "floor-stale-storm",
+     "cancel-race": "floor-cancel-race", "fan-out": "floor-fan-out", "pace-jitter": "floor-pace"},
+    {"sync-step": "floor-sync", "stale-storm": "floor-sync", "fan-out": "floor-sync", "async-step": "floor-pingpong"},
+)
+
+
+def floor_in(data, scenario):
+    """The floor scenario the results file `data` (parsed JSON) compares `scenario` to, or None:
+    its catalog's, or for an older file the first of FLOORS_BEFORE_CATALOG whose floor it holds."""
+    catalog = data.get("catalog")
+    if catalog:
+        return next((s.get("floor") for s in catalog.get("scenarios", []) if s.get("name") == scenario), None)
+    present = {r["scenario"] for r in data.get("rows", [])} | {p["scenario"] for p in data.get("profiles") or []}
+    return next((m[scenario] for m in FLOORS_BEFORE_CATALOG if m.get(scenario) in present), None)
+
+
+def in_order(names, catalog_order=()):
+    """`names` (an iterable, in the order first seen) ordered as the catalog lists them, then
+    the rest in the order first seen: the order stepbench wrote its rows in."""
+    seen = list(dict.fromkeys(names))
+    listed = [n for n in catalog_order if n in seen]
+    return listed + [n for n in seen if n not in listed]
 
 
 class ResultsError(Exception):
@@ -30,6 +47,7 @@ class Results:
     rows: list = field(default_factory=list)
     profiles: list = field(default_factory=list)
     harness_warnings: list = field(default_factory=list)
+    catalog: dict = None
 
     @property
     def machine_id(self):
@@ -46,20 +64,25 @@ class Results:
                 return r
         return None
 
-    def floor_of(self, scenario):
-        """The floor these results compare `scenario` to: its own, or a stepbench/1 file's."""
-        for name in (FLOOR_OF.get(scenario), LEGACY_FLOOR_OF.get(scenario)):
-            if name and self.ok_rows(name):
-                return name
-        return None
+    def floor_of(self, scenario, profiles=False):
+        """The floor these results compare `scenario` to (see ``floor_in``), if they hold it
+        (its rows, or with `profiles` its instruction counts)."""
+        name = floor_in({"catalog": self.catalog, "rows": self.rows, "profiles": self.profiles}, scenario)
+        held = any(p["scenario"] == name for p in self.profiles) if profiles else bool(self.ok_rows(name))
+        return name if name and held else None
 
     def designs(self):
-        seen = {r["design"] for r in self.rows if r["design"] != "floor"}
-        return [d for d in DESIGN_ORDER if d in seen] + sorted(seen - set(DESIGN_ORDER))
+        """Every design but the floor, in the tool's order."""
+        names = [r["design"] for r in self.rows] + [p["design"] for p in self.profiles]
+        return [d for d in in_order(names, (self.catalog or {}).get("designs", ())) if d != "floor"]
 
     def scenarios(self):
-        seen = {r["scenario"] for r in self.rows}
-        return [s for s in SCENARIO_ORDER if s in seen] + sorted(seen - set(SCENARIO_ORDER))
+        return in_order((r["scenario"] for r in self.rows),
+                        [s["name"] for s in (self.catalog or {}).get("scenarios", [])])
+
+    def asynchronous_designs(self):
+        """The designs that deliver on their own executor (from the catalog; none if absent)."""
+        return list((self.catalog or {}).get("asynchronousDesigns", []))
 
 
 def _load_one(path):
@@ -101,6 +124,7 @@ def load(paths):
     merged = {}
     profiles = {}
     last = None
+    catalog = None
     for path in paths:
         data = _load_one(path)
         if last is not None and data["machine"].get("cpuModel") != last["machine"].get("cpuModel"):
@@ -110,9 +134,11 @@ def load(paths):
             merged[(row["scenario"], row["design"], row["threads"])] = row
         for p in data.get("profiles") or []:
             profiles[(p["scenario"], p["design"])] = p
+        catalog = data.get("catalog") or catalog
         # a profile-only file contributes its instruction counts, not its placeholder config
         if data["rows"] or last is None:
             last = data
     return Results(paths=list(paths), machine=last["machine"], configuration=last["configuration"],
                    created_at=last.get("createdAt", "?"), rows=list(merged.values()),
-                   profiles=list(profiles.values()), harness_warnings=list(last.get("harnessWarnings") or []))
+                   profiles=list(profiles.values()), harness_warnings=list(last.get("harnessWarnings") or []),
+                   catalog=catalog)

@@ -127,15 +127,19 @@ def test_a_planted_10_percent_step_is_found_at_exactly_its_commit(tmp_path, desi
 
 
 def test_a_step_the_rows_drift_hides_is_not_called(tmp_path):
-    """seed's paired ratio drifts 5.2% between runs (noise.json), so its minimum effect is
-    exp(4·√2·5.2%) − 1 ≈ 34%: a 10% step is not called there, a 50% step is."""
-    synthetic_folder(tmp_path / "small", "seed", 0.10)
+    """The sync-step row whose paired ratio drifts most between runs (noise.json, refreshed with
+    every baseline): its minimum effect is max(--min-effect, exp(SIGMAS·√2·drift) − 1), so a
+    step of half that is not called there and one of 2.5 times that is."""
+    e = max((x for x in NOISE["entries"] if x["scenario"] == "sync-step" and x["metric"] == "ns_per_element_vs_floor"),
+            key=lambda x: x["driftSD"])
+    threshold = max(history.MIN_EFFECT, math.exp(history.SIGMAS * math.sqrt(2) * e["driftSD"]) - 1)
+    synthetic_folder(tmp_path / "small", e["design"], threshold / 2)
     code, data = run_history(tmp_path / "small", tmp_path)
     assert code == 0 and data["changePoints"] == []
-    commits = synthetic_folder(tmp_path / "large", "seed", 0.50)
+    commits = synthetic_folder(tmp_path / "large", e["design"], threshold * 2.5)
     code, data = run_history(tmp_path / "large", tmp_path)
     assert code == 2 and [c["commit"] for c in data["changePoints"]] == [commits[7]]
-    assert data["changePoints"][0]["minimumEffect"] == pytest.approx(0.34, abs=0.01)
+    assert data["changePoints"][0]["minimumEffect"] == pytest.approx(threshold, abs=0.01)
 
 
 def test_an_improvement_is_a_change_point_but_exits_0(tmp_path):

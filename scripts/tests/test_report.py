@@ -140,3 +140,21 @@ def test_verdict_names_the_best_design_even_without_a_seed_row(tmp_path):
     lines = report.verdict(load([str(path)]))
     assert lines and lines[0].startswith("**Synchronous `.more` (one thread): `"), lines
     assert "faster than `seed`" not in lines[0]
+
+
+def test_floors_and_design_order_come_from_the_files_catalog(tmp_path):
+    # A file that carries the tool's catalog is read by it: floors and order are not the report's.
+    data = json.load(open(FIXTURE))
+    designs = sorted({r["design"] for r in data["rows"] if r["design"] != "floor"}, reverse=True)
+    data["catalog"] = {"designs": designs, "asynchronousDesigns": designs[:1],
+                       "scenarios": [{"name": "sync-step", "floor": "floor-pingpong"}]}
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(data))
+    results = load([str(path)])
+    assert results.floor_of("sync-step") == "floor-pingpong"
+    assert results.floor_of("stale-storm") is None  # the catalog says it has none
+    assert results.designs() == designs
+    assert results.asynchronous_designs() == designs[:1]
+    # without a catalog (older files) the floors the tool used then
+    legacy = load([FIXTURE])
+    assert legacy.floor_of("sync-step") == "floor-sync" and legacy.asynchronous_designs() == []
