@@ -120,6 +120,7 @@ public struct BenchmarkRunner {
                                  handoff: "spin-yield (spin \(SpinSlot<Int>.spinLimit) polls, then sched_yield); waiters park",
                                  orderSeed: seed),
             rows: rows, peakRSSBytes: ResourceUsage.now().peakRSSBytes)
+        file.catalog = .current
         file.computeRatios()
         return file
     }

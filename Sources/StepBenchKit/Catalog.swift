@@ -32,6 +32,8 @@ public struct Catalog: Codable, Equatable, Sendable {
     }
 
     public var designs: [String]
+    /// The designs that call the stepper on their own executor (`receive(_:)` returns `.none`).
+    public var asynchronousDesigns: [String]
     public var defaultDesign: String
     public var scenarios: [Scenario]
     public var benchmarks: [Benchmark]
@@ -58,7 +60,9 @@ public struct Catalog: Codable, Equatable, Sendable {
                           exactAllocations: s.allocationsAreExact(design: d))
             }
         }
-        return Catalog(designs: SteppingDesign.allCases.map(\.rawValue), defaultDesign: SteppingDesign.default.rawValue,
+        return Catalog(designs: SteppingDesign.allCases.map(\.rawValue),
+                       asynchronousDesigns: SteppingDesign.allCases.filter { !$0.deliversSynchronously }.map(\.rawValue),
+                       defaultDesign: SteppingDesign.default.rawValue,
                        scenarios: scenarios, benchmarks: benchmarks,
                        gateDesigns: SteppingDesign.allCases.filter { ScenarioKind.syncStep.allocationsAreExact(design: $0) }
                            .map(\.rawValue),

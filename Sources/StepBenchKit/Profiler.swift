@@ -141,6 +141,6 @@ extension ResultsFile {
         ResultsFile(schema: currentSchema, createdAt: ISO8601DateFormatter().string(from: Date()), machine: machine,
                     configuration: .init(profile: .quick, repetitions: 1, warmup: false, threads: [1],
                                          elementsOverride: elements, handoff: "none (callgrind, single thread)"),
-                    rows: [], peakRSSBytes: ResourceUsage.now().peakRSSBytes, profiles: profiles)
+                    rows: [], peakRSSBytes: ResourceUsage.now().peakRSSBytes, profiles: profiles, catalog: .current)
     }
 }

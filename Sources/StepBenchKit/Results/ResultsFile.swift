@@ -20,6 +20,10 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     /// Set by `stepbench merge`: each repetition is then one whole process (its medians), e.g.
     /// "per-process medians of 20 runs". Absent in a file written by `stepbench run`.
     public var aggregation: String? = nil
+    /// What the tool knew when it wrote this file (`stepbench list --format json`): the designs in
+    /// order, which deliver asynchronously, each scenario's floor. The report and `scripts/history`
+    /// read floors and order from here, so they name none themselves. Absent in older files.
+    public var catalog: Catalog? = nil
 
     /// Instructions per element of one (scenario, design): the difference of two callgrind runs
     /// of `elementsHigh` and `elementsLow` elements, so start-up and set-up cancel out.
