@@ -32,6 +32,16 @@ public struct Profiler {
 
     public init() {}
 
+    /// Rejects scenarios that cannot be profiled exactly (more than one thread: the interleaving,
+    /// and so the count, varies).
+    public static func check(scenarios: [ScenarioKind]) throws {
+        for s in scenarios where !Self.scenarios.contains(s) {
+            throw ConfigurationError(
+                .scenarios,
+                "'\(s.rawValue)' cannot be profiled exactly (more than one thread); profiled scenarios: \(Self.scenarios.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
     public func profile(scenarios: [ScenarioKind], designs: [SteppingDesign]) throws -> [ResultsFile.ProfileRow] {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-profile-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)

@@ -52,6 +52,19 @@ struct CommandLineTests {
         #expect(m?.contains("debug build") == true, "\(m ?? "accepted")")
     }
 
+    @Test("the kit names a bad setting, the command line its flag")
+    func test_cli_kitErrorsAreNamedByTheirFlag() throws {
+        var configuration = RunConfiguration()
+        configuration.allowDebug = true
+        configuration.elements = 0
+        #expect(throws: ConfigurationError(.elements, "must be a positive number, got 0")) { try configuration.validate() }
+        #expect(message(["run", "--allow-debug", "--elements", "0"])?.contains("--elements: must be a positive number") == true)
+        let help = StepBench.Run.helpMessage() + StepBench.Profile.helpMessage()
+        for setting in ConfigurationError.Setting.allCases {
+            #expect(help.contains(StepBench.flag(for: setting) + " "), "\(setting) has no flag \(StepBench.flag(for: setting))")
+        }
+    }
+
     @Test func test_cli_validInputParses() {
         #expect(message(["run", "--allow-debug", "--design", "locked,atomic", "--scenario", "sync-step",
                          "--threads", "1,2", "--elements", "100", "--repetitions", "2", "--profile", "full",

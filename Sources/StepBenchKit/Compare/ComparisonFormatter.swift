@@ -23,7 +23,7 @@ extension Comparison {
             }
             let timing = rows.contains { !$0.exact && $0.ratio != nil }
                 ? String(format: "; timing verdicts on %.3f%% family-wise intervals%@", 100 * decisionLevel,
-                         noiseProfile.map { ", drift allowance from the \($0) noise profile" } ?? ", no drift allowance (no --noise)")
+                         noiseProfile.map { ", drift allowance from the \($0) noise profile" } ?? ", no drift allowance (no noise profile)")
                 : ""
             let summary = "\(regressions.count) regression(s); baseline \(baselineCommit.prefix(10)), current \(currentCommit.prefix(10)), min effect \(Int(minEffect * 100))%\(timing)"
             if format == .markdown {

@@ -56,7 +56,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
             throw ResultsError("a noise profile needs at least 3 A/A runs of one build (got \(runs.count)); between-run drift cannot be estimated from fewer")
         }
         if let merged = runs.first(where: { $0.aggregation != nil }) {
-            throw ResultsError("a single-run noise profile needs the runs themselves, not merged files (\(merged.aggregation!)); for scripts/abtest sessions use --interleaved")
+            throw ResultsError("a single-run noise profile needs the runs themselves, not merged files (\(merged.aggregation!)); profile a scripts/abtest session as interleaved processes instead")
         }
         let machine = runs[0].machine
         for run in runs where run.machine.machineID != machine.machineID {
