@@ -60,4 +60,30 @@ struct MergeTests {
         #expect(atomic.failure?.contains("3 of 10000") == true)
         #expect(merged.rows.first { $0.design == "seed" }?.status == "ok")
     }
+
+    @Test func test_combine_keepsEveryRowAndProfileAsMeasured() throws {
+        var small = ResultsFileTests.sample()
+        small.rows = small.rows.filter { $0.scenario == .asyncStep }
+        var large = ResultsFileTests.sample()
+        large.rows.removeAll { $0.scenario == .asyncStep }
+        var profile = ResultsFileTests.sample()
+        profile.rows = []
+        profile.profiles = [.init(scenario: .syncStep, design: "atomic", elementsLow: 4_000, elementsHigh: 12_000,
+                                  instructionsLow: 4_000_000, instructionsHigh: 12_000_000, instructionsPerElement: 1_000,
+                                  topFunctions: [])]
+        let combined = try ResultsFile.combined([large, small, profile])
+        #expect(combined.rows == large.rows + small.rows)
+        #expect(combined.profiles == profile.profiles)
+        #expect(combined.aggregation == nil && combined.configuration == large.configuration)
+        #expect(throws: ResultsError.self) { try ResultsFile.combined([large, large]) }
+        var elsewhere = small
+        elsewhere.machine.gitCommit = "def"
+        #expect(throws: ResultsError.self) { try ResultsFile.combined([large, elsewhere]) }
+    }
+
+    @Test func test_machineID_isTheCPUModelAndCores() {
+        #expect(MachineFingerprint.machineID(cpuModel: "AMD EPYC", cores: 2) == "amd-epyc-2c")
+        #expect(MachineFingerprint.machineID(cpuModel: "Intel(R) Xeon(R) CPU @ 2.20GHz", cores: 4) == "intel-r-xeon-r-cpu-2-20ghz-4c")
+        #expect(MachineFingerprint.machineID(cpuModel: "", cores: 1) == "unknown-cpu-1c")
+    }
 }

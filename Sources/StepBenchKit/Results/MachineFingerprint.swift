@@ -13,10 +13,27 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
     public var allocator: String
 
     /// A file-system-safe name for this machine kind: CPU model and core count.
-    public var machineID: String {
+    public var machineID: String { Self.machineID(cpuModel: cpuModel, cores: cores) }
+
+    /// The one formula of a machine kind's name (`results/<machine-id>/`; scripts ask
+    /// `stepbench machine` for it).
+    public static func machineID(cpuModel: String, cores: Int) -> String {
         let slug = cpuModel.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }
         let collapsed = String(slug).split(separator: "-").joined(separator: "-")
         return "\(collapsed.isEmpty ? "unknown-cpu" : collapsed)-\(cores)c"
+    }
+
+    /// This machine's kind, without the rest of the fingerprint (no git, no swift).
+    public static var currentMachineID: String {
+        machineID(cpuModel: currentCPUModel, cores: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// The CPU model of /proc/cpuinfo ("unknown" where there is none).
+    static var currentCPUModel: String {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        return cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .flatMap { $0.split(separator: ":", maxSplits: 1).last }
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
     }
 
     public static var buildConfigurationOfThisBinary: String {
@@ -36,10 +53,7 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
                                       kernel: "", swiftVersion: "", gitCommit: "", gitDirty: false,
                                       buildConfiguration: buildConfigurationOfThisBinary, allocator: "")
         }
-        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
-            .flatMap { $0.split(separator: ":", maxSplits: 1).last }
-            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+        let model = currentCPUModel
         var uts = utsname()
         uname(&uts)
         let release = withUnsafeBytes(of: &uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
