@@ -117,7 +117,7 @@ public struct BenchmarkRunner {
             machine: MachineFingerprint.current(),
             configuration: .init(profile: configuration.profile, repetitions: reps, warmup: configuration.warmup,
                                  threads: configuration.threads, elementsOverride: configuration.elements,
-                                 handoff: "spin-yield (spin \(SpinSlot<Int>.spinLimit) polls, then sched_yield); waiters park",
+                                 handoff: "spin-yield (spin \(SpinWait.polls) polls, then sched_yield); waiters park",
                                  orderSeed: seed),
             rows: rows, peakRSSBytes: ResourceUsage.now().peakRSSBytes)
         file.computeRatios()

@@ -34,7 +34,8 @@ public enum SummaryTable {
                          (s.latencyP50RatioToFloor ?? s.ratioToFloor).map { String(format: "%.2f", $0) } ?? "–", "ok"]
                 table.append(line)
             }
-            out += format(table)
+            // design and threads (the row's names) and status left, the figures right
+            out += TextTable(rows: table, alignment: { c, count in c < 2 || c == count - 1 ? .left : .right }).render()
         }
         let latencyRatios = Set(file.rows.filter { $0.summary?.latencyP50RatioToFloor != nil }.map { $0.scenario.rawValue })
         if !latencyRatios.isEmpty {
@@ -45,14 +46,5 @@ public enum SummaryTable {
 
     static func fmt(_ v: Double) -> String {
         v >= 100 ? String(format: "%.0f", v) : v >= 10 ? String(format: "%.1f", v) : String(format: "%.2f", v)
-    }
-
-    static func format(_ table: [[String]]) -> String {
-        let widths = (0..<table[0].count).map { c in table.map { $0.count > c ? $0[c].count : 0 }.max() ?? 0 }
-        return table.map { row in
-            row.enumerated().map { c, cell in c < 2 || c == row.count - 1 ? cell.padding(toLength: widths[c], withPad: " ", startingAt: 0)
-                : String(repeating: " ", count: max(0, widths[c] - cell.count)) + cell }
-                .joined(separator: "  ")
-        }.joined(separator: "\n") + "\n"
     }
 }

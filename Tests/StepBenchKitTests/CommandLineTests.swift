@@ -3,6 +3,7 @@ import Foundation
 @testable import StepBenchCLI
 @testable import StepBenchKit
 import Testing
+import TestSupport
 @testable import StepBenchScenarios
 
 /// Every command-line error path fails at parse time, before any measuring, with a message
@@ -40,8 +41,7 @@ struct CommandLineTests {
     @Test func test_cli_unwritableOutputIsRejectedBeforeMeasuring() throws {
         let m = message(["run", "--allow-debug", "--output", "/proc/stepbench/results.json"])
         #expect(m?.contains("--output") == true, "\(m ?? "accepted")")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = temporaryFolder("stepbench-cli")
         let m2 = message(["run", "--allow-debug", "--output", folder.path])
         #expect(m2?.contains("is a folder") == true, "\(m2 ?? "accepted")")
     }
@@ -68,7 +68,7 @@ struct CommandLineTests {
     @Test func test_cli_validInputParses() {
         #expect(message(["run", "--allow-debug", "--design", "locked,atomic", "--scenario", "sync-step",
                          "--threads", "1,2", "--elements", "100", "--repetitions", "2", "--profile", "full",
-                         "--output", FileManager.default.temporaryDirectory.appendingPathComponent("ok.json").path]) == nil)
+                         "--output", temporaryFolder("stepbench-cli").appendingPathComponent("ok.json").path]) == nil)
         #expect(message(["list"]) == nil)
     }
 }

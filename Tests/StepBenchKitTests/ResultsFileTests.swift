@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import StepBenchKit
 import Testing
 @testable import StepBenchScenarios
@@ -30,12 +31,6 @@ struct ResultsFileTests {
         }
         file.computeRatios()
         return file
-    }
-
-    func temporaryFolder() -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-tests-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
     }
 
     @Test func test_results_roundTrip() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @preconcurrency import OpenCombine
 @testable import Stepping
 import Testing

@@ -1,4 +1,6 @@
 import Foundation
+import StepBenchScenarios
+import TestSupport
 @preconcurrency import OpenCombine
 @testable import Stepping
 import Testing
@@ -9,7 +11,7 @@ struct ConformanceStepTests {
     @Test("S1: inputs in order, one call at a time, never while a promise is unfulfilled", arguments: testedDesigns)
     func test_rule_S1_orderedSerialStepperCalls(design: SteppingDesign) {
         let count = 5_000
-        let upstream = SequenceUpstream(count: count)
+        let upstream = CountingUpstream(count: count)
         let probe = StepperProbe<Int> { probe, index, _ in
             switch index % 4 {
             case 0: probe.fulfil(index, .more)
@@ -19,7 +21,7 @@ struct ConformanceStepTests {
             }
         }
         let subscriber = design.subscriber(probe)
-        upstream.subscribe(subscriber)
+        upstream.setFailureType(to: TestError.self).subscribe(subscriber)
         #expect(eventually(timeout: 60) { probe.completions == 1 }, "\(design) did not finish")
         #expect(probe.violations.isEmpty, "\(probe.violations.prefix(3))")
         #expect(probe.inputs == Array(0..<count))
@@ -159,11 +161,14 @@ struct ConformanceStepTests {
         #expect(eventually(timeout: 120) { finished.value })
         #expect(received.value == count)
 
-        // and our own trampolined upstream reports the emission depth it saw
-        let upstream = SequenceUpstream(count: 10_000)
+        // and with the suite's trampolined upstream: a nested emission would be a second stepper
+        // call inside the first, which the probe records (S1)
+        let upstream = CountingUpstream(count: 10_000)
         let probe = StepperProbe<Int> { probe, index, _ in probe.fulfil(index, .more) }
-        upstream.subscribe(design.subscriber(probe))
+        upstream.setFailureType(to: TestError.self).subscribe(design.subscriber(probe))
         #expect(eventually(timeout: 30) { probe.completions == 1 })
-        #expect(upstream.conduit!.recursionDepth == 1)
+        #expect(probe.violations.isEmpty, "\(probe.violations.prefix(3))")
+        #expect(probe.inputs == Array(0..<10_000))
+        #expect(upstream.conduit?.violations == [])
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import StepBenchScenarios
+import TestSupport
 @preconcurrency import OpenCombine
 @testable import Stepping
 import Testing
@@ -235,17 +237,4 @@ struct ModelBasedTests {
 
 extension ModelBasedTests.Op {
     var isFinish: Bool { if case .finish = self { true } else { false } }
-}
-
-/// A small, fast, seedable generator (Steele et al.), so a failing sequence can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

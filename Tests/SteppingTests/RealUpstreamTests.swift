@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @preconcurrency import OpenCombine
 import OpenCombineDispatch
 @testable import Stepping

@@ -1,5 +1,6 @@
 @preconcurrency import OpenCombine
 @testable import Stepping
+import TestSupport
 import Testing
 
 /// The pure state machine, exhaustively: every state × every signal, against a written table.

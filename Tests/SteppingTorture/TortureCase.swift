@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import OpenCombine
 import Stepping
+import TestSupport
 import Synchronization
 
 /// The hostile cases. Each returns the violations it saw (empty: the design held).
@@ -48,7 +49,7 @@ enum TortureCase: String, CaseIterable {
 
 /// Sends `value` as a well-behaved upstream would: demand returned from `receive(_:)` (a
 /// `.more` that came while the stepper was still running) counts like a request.
-private func deliver(_ value: Int, to subscriber: any SteppingSubscriber<Int, TortureError>, from upstream: HookedSubscription) {
+private func deliver(_ value: Int, to subscriber: any SteppingSubscriber<Int, TestError>, from upstream: HookedSubscription) {
     if subscriber.receive(value) != .none { upstream.request(.max(1)) }
 }
 
@@ -156,7 +157,7 @@ private func runReentrantRequest(_ design: SteppingDesign, _ progress: Progress)
     }
     subscriber.receive(subscription: upstream)
     for i in 0..<total {  // .more after the stepper returned: request → receive, re-entrantly
-        guard eventually(within: 5, { stepper.state.value.inputs.count == i + 1 }) else {
+        guard eventually(timeout: 5, { stepper.state.value.inputs.count == i + 1 }) else {
             return ["stalled at input \(i)"] + stepper.state.value.violations
         }
         stepper.fulfil(i, .more)
@@ -203,8 +204,8 @@ private func runCancelAfterSubscribe(_ design: SteppingDesign, _ progress: Progr
     var violations: [String] = []
     for round in 0..<300 {
         progress.round.store(round, ordering: .relaxed)
-        let subject = PassthroughSubject<Int, TortureError>()
-        let calls = Locked<[String]>([])
+        let subject = PassthroughSubject<Int, TestError>()
+        let calls = Box<[String]>([])
         let stepper = CheckingStepper()
         let cancellable = subject
             .handleEvents(receiveCancel: { calls.mutate { $0.append("cancel") } },
@@ -230,7 +231,7 @@ final class WeakBox: @unchecked Sendable {  // set before it is shared; read onl
 
 /// Owned by the stepper alone; calls back into the subscriber when it is released.
 private final class ReleaseProbe: @unchecked Sendable {  // `promise` behind its lock
-    let promise = Locked<StepPromise?>(nil)
+    let promise = Box<StepPromise?>(nil)
     let subscriber: WeakBox
     init(subscriber: WeakBox) { self.subscriber = subscriber }
     deinit {
@@ -245,8 +246,8 @@ private func runReleaseCallback(_ design: SteppingDesign, _ progress: Progress) 
     for (round, ending) in ["cancel()", "promise(.cancel)", "completion"].enumerated() {
         progress.round.store(round, ordering: .relaxed)
         let watch = WeakBox(), subscriberRef = WeakBox()
-        let kept = Locked<StepPromise?>(nil)
-        let subscriber: any SteppingSubscriber<Int, TortureError> = {
+        let kept = Box<StepPromise?>(nil)
+        let subscriber: any SteppingSubscriber<Int, TestError> = {
             let probe = ReleaseProbe(subscriber: subscriberRef)
             watch.object = probe
             return design.makeSubscriber { event in
@@ -277,8 +278,8 @@ private func runReentrantCompletion(_ design: SteppingDesign, _ progress: Progre
     var violations: [String] = []
     for (round, moreToo) in [false, true].enumerated() {
         progress.round.store(round, ordering: .relaxed)
-        let subject = PassthroughSubject<Int, TortureError>()
-        let requests = Locked(0)
+        let subject = PassthroughSubject<Int, TestError>()
+        let requests = Box(0)
         let watch = WeakBox()
         let stepper = CheckingStepper { stepper, index in
             subject.send(completion: .finished)  // OpenCombine delivers it re-entrantly
@@ -336,7 +337,7 @@ private func runDoubleCompletion(_ design: SteppingDesign, _ progress: Progress)
         SteppingDesign.waitUntilIdle(subscriber)
         if promiseFirst { stepper.fulfil(0, .more) }
         subscriber.receive(completion: .finished)
-        subscriber.receive(completion: .failure(TortureError()))
+        subscriber.receive(completion: .failure(TestError()))
         _ = subscriber.receive(2)
         subscriber.receive(completion: .finished)
         SteppingDesign.waitUntilIdle(subscriber)

@@ -31,10 +31,7 @@ extension Comparison {
                     + body.map { "| " + $0.joined(separator: " | ") + " |" }
                 return lines.joined(separator: "\n") + "\n\n" + summary + "\n"
             }
-            let all = [header] + body
-            let widths = header.indices.map { c in all.map { $0[c].count }.max() ?? 0 }
-            return all.map { row in row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ") }.joined(separator: "\n") + "\n" + summary + "\n"
+            return TextTable(rows: [header] + body).render() + summary + "\n"
         }
     }
 

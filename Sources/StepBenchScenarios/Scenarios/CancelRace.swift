@@ -92,7 +92,7 @@ enum CancelRace {
             try verify(conduit.cancels == 1, "\(name) round \(r): upstream cancelled \(conduit.cancels) times (C4)")
             let late = round.callsAfterReturn.load(ordering: .acquiring)
             try verify(late <= 1, "\(name) round \(r): stepper entered \(late) times after cancel() returned (C4)")
-            try verify(conduit.violations == 0, "\(name) round \(r): demand violation")
+            try verify(conduit.violations.isEmpty, "\(name) round \(r): demand violation")
             let called = round.firstCallAt.load(ordering: .relaxed)
             if conduit.cancelledAt >= called { latency.record(conduit.cancelledAt - called) }
             round.target = nil

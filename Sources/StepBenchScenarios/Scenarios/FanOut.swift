@@ -46,7 +46,7 @@ enum FanOut {
                     elapsed.withLock { $0[t] = ended &- started }
                     storeMaximum(ended, into: finishedAt)
                     try check.verify(count: n, what: "\(name) pipeline \(t)")
-                    try verify(upstream.conduit?.violations == 0, "\(name) pipeline \(t): demand violation")
+                    try verify(upstream.conduit?.violations.isEmpty == true, "\(name) pipeline \(t): demand violation")
                     try verify(upstream.conduit?.cancels == 0, "\(name) pipeline \(t): upstream cancelled")
                 } catch { failures.withLock { $0.append("\(error)") } }
                 done.countDown()

@@ -54,7 +54,7 @@ enum PaceJitter {
 enum FloorPace {
     static func run(elements n: Int) throws -> RepetitionResult {
         try PaceJitter.measure("floor-pace", n: n) { queue, paced in
-            let subject = UncheckedBox(paced)  // only touched from `queue`
+            let subject = Unchecked(paced)  // only touched from `queue`
             @Sendable func tick(_ i: Int) {
                 guard i < n else { subject.value.send(completion: .finished); return }
                 subject.value.send(i)

@@ -103,7 +103,7 @@ enum StaleStorm {
         try stopped?.wait(timeout: 60, what: "\(name): hammers exit")
         log.removeAll()
         try check.verify(count: n, what: "\(name) with \(hammers) hammering threads")
-        try verify(upstream.conduit?.violations == 0, "\(name): demand violation (a stale or duplicate promise acted)")
+        try verify(upstream.conduit?.violations.isEmpty == true, "\(name): demand violation (a stale or duplicate promise acted)")
         try verify(upstream.conduit?.cancels == 0, "\(name): a stale .cancel cancelled upstream")
         return RepetitionResult(meter: meter, elements: n)
     }

@@ -30,7 +30,7 @@ public enum SyncStep {
         let ended = try check.waitFinished(what: "sync-step \(design)")
         try meter.stop(endedAt: ended)
         try check.verify(count: n, what: "sync-step \(design)")
-        try verify(upstream.conduit?.violations == 0, "sync-step \(design): upstream saw a demand violation")
+        try verify(upstream.conduit?.violations.isEmpty == true, "sync-step \(design): upstream saw a demand violation")
         return RepetitionResult(meter: meter, elements: n)
     }
 }

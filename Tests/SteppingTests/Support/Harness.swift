@@ -1,18 +1,7 @@
 import Foundation
+import TestSupport
 @preconcurrency import OpenCombine
 @testable import Stepping
-
-/// Waits (bounded) until `condition` holds; returns whether it did. Sync designs satisfy
-/// conditions at once; asynchronous ones (actor) get time to deliver.
-@discardableResult
-func eventually(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        if Date() > deadline { return false }
-        usleep(200)
-    }
-    return true
-}
 
 /// Lets an asynchronous design finish everything it has accepted (no-op for synchronous ones),
 /// so a test can then check that nothing more happened.

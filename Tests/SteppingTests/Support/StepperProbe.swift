@@ -1,9 +1,8 @@
 import Foundation
+import TestSupport
 @preconcurrency import OpenCombine
 import Stepping
 import Synchronization
-
-struct TestError: Error, Equatable { var code = 1 }
 
 /// A stepper that records what it is given and checks rule S1 as it goes: never two calls at
 /// once, never a second input while the previous promise is unfulfilled, nothing after the
