@@ -12,7 +12,7 @@ extension StepBench {
 
         func run() throws {
             if format == .json {
-                print(String(decoding: try ResultsFile.encoder().encode(Catalog.current), as: UTF8.self))
+                print(try JSONOutput.string(Catalog.current))
                 return
             }
             print("designs:")

@@ -24,7 +24,7 @@ extension StepBench {
             try profile.write(to: URL(fileURLWithPath: output))
             print("metric".padding(toLength: 44, withPad: " ", startingAt: 0) + "   reps  sampling σ  between σ   drift σ")
             for e in profile.entries {
-                let name = "\(e.scenario) \(e.design) ×\(e.threads) \(e.metric)"
+                let name = "\(e.scenario) \(e.design) ×\(e.threads) \(e.metric.rawValue)"
                 print(name.padding(toLength: 44, withPad: " ", startingAt: 0)
                       + String(format: " %6d  %9.2f%%  %8.2f%%  %7.2f%%", e.repetitions, 100 * e.samplingSD, 100 * e.betweenSD, 100 * e.driftSD))
             }

@@ -134,7 +134,7 @@ extension StepBench {
             for warning in file.harnessWarnings ?? [] {
                 printError("WARNING: \(warning)\n")
             }
-            let failed = file.rows.filter { $0.status != "ok" }
+            let failed = file.rows.filter { $0.status != .ok }
             if !failed.isEmpty {
                 let names = failed.map { "\($0.scenario.rawValue)/\($0.design)×\($0.threads)" }.joined(separator: ", ")
                 printError("\(failed.count) combination(s) FAILED verification: \(names)\n")

@@ -107,7 +107,7 @@ public struct BenchmarkRunner {
             let c = combos[i]
             let ok = failures[i] == nil && !raw[i].isEmpty
             return ResultsFile.Row(scenario: c.scenario, design: c.design?.rawValue ?? "floor", threads: c.threads,
-                                   elements: c.elements, status: ok ? "ok" : "failed", failure: failures[i],
+                                   elements: c.elements, status: ok ? .ok : .failed, failure: failures[i],
                                    repetitions: raw[i], summary: ok ? ResultsFile.Summary(raw[i]) : nil,
                                    allocationsExact: c.scenario.allocationsAreExact(design: c.design))
         }

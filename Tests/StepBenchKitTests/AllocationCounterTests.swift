@@ -70,7 +70,7 @@ struct AllocationCounterTests {
     static func resultsFile(elements n: Int, _ makeSubscriber: SyncStep.MakeSubscriber) throws -> ResultsFile {
         var file = ResultsFileTests.sample()
         let reps = try (0..<3).map { _ in try SyncStep.run(name: "locked", elements: n, makeSubscriber: makeSubscriber) }
-        file.rows = [.init(scenario: .syncStep, design: "locked", threads: 1, elements: n, status: "ok", failure: nil,
+        file.rows = [.init(scenario: .syncStep, design: "locked", threads: 1, elements: n, status: .ok, failure: nil,
                            repetitions: reps, summary: ResultsFile.Summary(reps))]
         return file
     }
@@ -95,11 +95,11 @@ struct AllocationCounterTests {
         #expect(aa.exactRegressions.isEmpty, "locked against itself: \(aa.exactRegressions)")
 
         let ab = Comparison.compare(baseline: baseline, current: worse)
-        let row = try #require(ab.rows.first { $0.metric == "allocations_per_element" })
+        let row = try #require(ab.rows.first { $0.metric == .allocationsPerElement })
         #expect(row.verdict == .regression)
         #expect(abs((row.current ?? 0) - (row.baseline ?? 0) - 1) < 0.02,
                 "expected exactly one more allocation per element: \(String(describing: row.baseline)) → \(String(describing: row.current))")
-        #expect(ab.exactRegressions.map(\.metric) == ["allocations_per_element"])
+        #expect(ab.exactRegressions.map(\.metric) == [.allocationsPerElement])
         #expect(try ab.render(.text).contains("REGRESSION"))
     }
 }

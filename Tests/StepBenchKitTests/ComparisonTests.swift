@@ -13,18 +13,18 @@ struct ComparisonTests {
             RepetitionResult(elapsedNanoseconds: UInt64(1_000_000 * scale * n), elements: 10_000,
                              allocations: allocations, cpuNanoseconds: UInt64(1_000_000 * scale * n))
         }
-        if failed { f.rows[0].status = "failed"; f.rows[0].repetitions = []; f.rows[0].failure = "planted" }
+        if failed { f.rows[0].status = .failed; f.rows[0].repetitions = []; f.rows[0].failure = "planted" }
         return f
     }
 
     func verdicts(_ c: Comparison) -> [String: Comparison.Verdict] {
-        Dictionary(uniqueKeysWithValues: c.rows.map { ($0.metric, $0.verdict) })
+        Dictionary(uniqueKeysWithValues: c.rows.map { ($0.metric.rawValue, $0.verdict) })
     }
 
     /// A noise profile that knows the sync-step atomic rows drift by 0.1% between runs.
     static let quiet = NoiseProfile(
         schema: NoiseProfile.currentSchema, machineId: "test", gitCommit: "x", createdAt: "x", runs: 10,
-        entries: ["ns_per_element", "cpu_ns_per_element"].map {
+        entries: [Metric.nsPerElement, .cpuNsPerElement].map {
             .init(scenario: "sync-step", design: "atomic", threads: 1, metric: $0, repetitions: 5, samplingSD: 0.001,
                   betweenSD: 0.001, driftSD: 0.001, residualQuantiles: [])
         })
@@ -39,7 +39,7 @@ struct ComparisonTests {
     @Test func test_compare_tenPercentSlowerIsARegression() {
         let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1.10), noise: Self.quiet)
         #expect(verdicts(c)["ns_per_element"] == .regression)
-        let row = c.rows.first { $0.metric == "ns_per_element" }!
+        let row = c.rows.first { $0.metric == .nsPerElement }!
         #expect(abs(row.ratio! - 1.10) < 0.001 && row.ciLow! > 1)
     }
 
@@ -75,7 +75,7 @@ struct ComparisonTests {
             return f
         }
         let c = Comparison.compare(baseline: actor([22, 21, 23, 22, 22]), current: actor([25, 24, 26, 25, 25]))
-        let row = c.rows.first { $0.metric == "allocations_per_element" }!
+        let row = c.rows.first { $0.metric == .allocationsPerElement }!
         #expect(!row.exact && row.ciLow != nil)
         #expect(row.verdict == .noDriftEstimate)
         #expect(c.regressions.isEmpty)
@@ -87,14 +87,14 @@ struct ComparisonTests {
         let reps = f.rows[0].repetitions
         func scaled(_ k: UInt64) -> [RepetitionResult] { reps.map { var r = $0; r.elapsedNanoseconds *= k; return r } }
         f.rows = [
-            .init(scenario: .floorStaleStorm, design: "floor", threads: 1, elements: 10_000, status: "ok", failure: nil,
+            .init(scenario: .floorStaleStorm, design: "floor", threads: 1, elements: 10_000, status: .ok, failure: nil,
                   repetitions: scaled(1), summary: nil),
-            .init(scenario: .floorStaleStorm, design: "floor", threads: 2, elements: 10_000, status: "ok", failure: nil,
+            .init(scenario: .floorStaleStorm, design: "floor", threads: 2, elements: 10_000, status: .ok, failure: nil,
                   repetitions: scaled(4), summary: nil),
-            .init(scenario: .staleStorm, design: "atomic", threads: 2, elements: 10_000, status: "ok", failure: nil,
+            .init(scenario: .staleStorm, design: "atomic", threads: 2, elements: 10_000, status: .ok, failure: nil,
                   repetitions: scaled(8), summary: nil),
         ]
-        let paired = Comparison.timingSamples(f.rows[2], in: f).first { $0.metric == "ns_per_element_vs_floor" }
+        let paired = Comparison.timingSamples(f.rows[2], in: f).first { $0.metric == .nsPerElementVsFloor }
         #expect(paired?.samples.allSatisfy { abs($0 - 2) < 1e-9 } == true)
     }
 
@@ -137,14 +137,14 @@ struct InstructionComparisonTests {
 
     @Test func test_compare_instructionIncreaseIsAnExactRegression() {
         let c = Comparison.compare(baseline: Self.profiled(1_726.8), current: Self.profiled(1_800))
-        let row = c.rows.first { $0.metric == "instructions_per_element" }
+        let row = c.rows.first { $0.metric == .instructionsPerElement }
         #expect(row?.verdict == .regression && row?.exact == true)
         #expect(c.exactRegressions.count == 1)
     }
 
     @Test func test_compare_sameInstructionsAreUnchanged() {
         let c = Comparison.compare(baseline: Self.profiled(1_726.8), current: Self.profiled(1_726.9))
-        #expect(c.rows.first { $0.metric == "instructions_per_element" }?.verdict == .unchanged)
+        #expect(c.rows.first { $0.metric == .instructionsPerElement }?.verdict == .unchanged)
         #expect(c.exactRegressions.isEmpty)
     }
 }

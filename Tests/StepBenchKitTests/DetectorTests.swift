@@ -62,14 +62,14 @@ struct DetectorTests {
             runs = profile.runs
         }
         let a = sample(entry, factor: 1, rng: &rng), b = sample(entry, factor: slowdown, rng: &rng)
-        return Comparison.timing(baseline: a, current: b, driftSD: drift, driftRuns: runs, decisionTail: tail,
+        return Comparison.timing(entry.metric, baseline: a, current: b, driftSD: drift, driftRuns: runs, decisionTail: tail,
                                  minEffect: 0.05, reportInterval: false).verdict
     }
 
     /// The metric a timing gate can trust on a shared VM: each design paired with its floor
     /// (see `Comparison`), for the designs one chooses among.
     static func isPaired(_ entry: NoiseProfile.Entry) -> Bool {
-        entry.metric == "ns_per_element_vs_floor" && ["locked", "mutex", "atomic"].contains(entry.design)
+        entry.metric == .nsPerElementVsFloor && ["locked", "mutex", "atomic"].contains(entry.design)
     }
 
     @Test("A/A: a false timing regression in at most 1% of 1,000 whole comparisons")

@@ -7,7 +7,7 @@ import Testing
 @Suite("stepbench export formats")
 struct ExportTests {
     let file = ResultsFileTests.sample()
-    var metrics: [Exporter.Metric] { Exporter.metrics(file) }
+    var metrics: [Exporter.Figure] { Exporter.figures(file) }
 
     @Test func test_export_csvRoundTrips() throws {
         let lines = Exporter.csv(file).split(separator: "\n").map(String.init)

@@ -7,7 +7,7 @@ import Testing
 struct MergeTests {
     static func process(_ scale: Double) -> ResultsFile {
         var f = ResultsFileTests.sample()
-        f.rows.removeAll { $0.status != "ok" }
+        f.rows.removeAll { $0.status != .ok }
         for i in f.rows.indices {
             f.rows[i].repetitions = f.rows[i].repetitions.enumerated().map { j, rep in
                 var r = rep
@@ -35,9 +35,9 @@ struct MergeTests {
         #expect(atomic.repetitions.map { $0.latency?.p99 } == [300, 330, 270])
         let ratio = try #require(atomic.summary?.ratioToFloor)
         #expect(ratio.isFinite && abs(ratio - 2) < 0.01, "ratio to floor \(ratio)")
-        let paired = Comparison.timingSamples(atomic, in: merged).first { $0.metric == "ns_per_element_vs_floor" }
+        let paired = Comparison.timingSamples(atomic, in: merged).first { $0.metric == .nsPerElementVsFloor }
         #expect(paired?.samples.count == 3)
-        _ = try ResultsFile.encoder().encode(merged)
+        _ = try JSONOutput.encode(merged)
     }
 
     @Test func test_merge_refusesMixedConfigurationsAndMergedInputs() throws {
@@ -51,14 +51,14 @@ struct MergeTests {
 
     @Test func test_merge_aFailureInOneProcessFailsTheRow() throws {
         var broken = Self.process(1)
-        broken.rows[1].status = "failed"
+        broken.rows[1].status = .failed
         broken.rows[1].repetitions = []
         broken.rows[1].failure = "sync-step atomic: 3 of 10000 inputs delivered"
         let merged = try ResultsFile.mergedPerProcess([Self.process(1), broken, Self.process(1)])
         let atomic = try #require(merged.rows.first { $0.design == "atomic" })
-        #expect(atomic.status == "failed" && atomic.repetitions.isEmpty && atomic.summary == nil)
+        #expect(atomic.status == .failed && atomic.repetitions.isEmpty && atomic.summary == nil)
         #expect(atomic.failure?.contains("3 of 10000") == true)
-        #expect(merged.rows.first { $0.design == "seed" }?.status == "ok")
+        #expect(merged.rows.first { $0.design == "seed" }?.status == .ok)
     }
 
     @Test func test_combine_keepsEveryRowAndProfileAsMeasured() throws {

@@ -17,16 +17,16 @@ struct ResultsFileTests {
                                         gitCommit: "abc", gitDirty: false, buildConfiguration: "release", allocator: "jemalloc"),
             configuration: .init(profile: .quick, repetitions: 5, warmup: true, threads: [1], elementsOverride: nil, handoff: "spin-yield"),
             rows: [
-                .init(scenario: .syncStep, design: "seed", threads: 1, elements: 10_000, status: "ok", failure: nil,
+                .init(scenario: .syncStep, design: "seed", threads: 1, elements: 10_000, status: .ok, failure: nil,
                       repetitions: reps.map { var r = $0; r.elapsedNanoseconds *= 4; return r }, summary: nil),
-                .init(scenario: .syncStep, design: "atomic", threads: 1, elements: 10_000, status: "ok", failure: nil, repetitions: reps, summary: nil),
-                .init(scenario: .floorSync, design: "floor", threads: 1, elements: 10_000, status: "ok", failure: nil,
+                .init(scenario: .syncStep, design: "atomic", threads: 1, elements: 10_000, status: .ok, failure: nil, repetitions: reps, summary: nil),
+                .init(scenario: .floorSync, design: "floor", threads: 1, elements: 10_000, status: .ok, failure: nil,
                       repetitions: reps.map { var r = $0; r.elapsedNanoseconds /= 2; return r }, summary: nil),
-                .init(scenario: .asyncStep, design: "locked", threads: 2, elements: 10_000, status: "failed",
+                .init(scenario: .asyncStep, design: "locked", threads: 2, elements: 10_000, status: .failed,
                       failure: "async-step locked: 3 inputs out of order", repetitions: [], summary: nil),
             ],
             peakRSSBytes: 1 << 20)
-        for i in file.rows.indices where file.rows[i].status == "ok" {
+        for i in file.rows.indices where file.rows[i].status == .ok {
             file.rows[i].summary = ResultsFile.Summary(file.rows[i].repetitions)
         }
         file.computeRatios()

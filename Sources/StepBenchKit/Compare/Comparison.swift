@@ -63,7 +63,7 @@ public struct Comparison: Codable, Equatable, Sendable {
         public var scenario: String
         public var design: String
         public var threads: Int
-        public var metric: String
+        public var metric: Metric
         public var exact: Bool
         public var baseline: Double?
         public var current: Double?
@@ -93,11 +93,11 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// stops checking a row is no gate): the CI gate.
     public var exactRegressions: [Row] { regressions.filter(\.exact) + rows.filter { $0.verdict == .onlyInBaseline } }
 
-    static let timingMetrics: [(String, @Sendable (RepetitionResult) -> Double?)] = [
-        ("ns_per_element", { $0.nsPerElement }),
-        ("cpu_ns_per_element", { $0.cpuNsPerElement }),
-        ("latency_p50", { $0.latency.map { Double($0.p50) } }),
-        ("latency_p99", { $0.latency.map { Double($0.p99) } }),
+    static let timingMetrics: [(Metric, @Sendable (RepetitionResult) -> Double?)] = [
+        (.nsPerElement, { $0.nsPerElement }),
+        (.cpuNsPerElement, { $0.cpuNsPerElement }),
+        (.latencyP50, { $0.latency.map { Double($0.p50) } }),
+        (.latencyP99, { $0.latency.map { Double($0.p99) } }),
     ]
     /// Family-wise false-alarm rate of a whole timing comparison.
     public static let familyWiseAlpha = 0.01
@@ -111,9 +111,9 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// Every timing metric of `row` with its per-repetition samples: the raw metrics, and
     /// `ns_per_element_vs_floor` when `file` holds the row's floor with as many repetitions
     /// (repetition i of the design is paired with repetition i of the floor).
-    public static func timingSamples(_ row: ResultsFile.Row, in file: ResultsFile) -> [(metric: String, samples: [Double])] {
-        guard row.status == "ok", !row.repetitions.isEmpty else { return [] }
-        var result: [(metric: String, samples: [Double])] = []
+    public static func timingSamples(_ row: ResultsFile.Row, in file: ResultsFile) -> [(metric: Metric, samples: [Double])] {
+        guard row.status == .ok, !row.repetitions.isEmpty else { return [] }
+        var result: [(metric: Metric, samples: [Double])] = []
         for (name, value) in timingMetrics {
             let samples = row.repetitions.compactMap(value)
             if samples.count == row.repetitions.count && samples.allSatisfy({ $0 > 0 }) { result.append((name, samples)) }
@@ -121,14 +121,14 @@ public struct Comparison: Codable, Equatable, Sendable {
         if !allocationsAreExact(row) {  // a count that follows thread timing is compared like a timing
             // only the repetitions that carry their own count: repeats would narrow the interval
             let samples = row.repetitions.prefix(row.allocationRepetitions ?? row.repetitions.count).map(\.allocationsPerElement)
-            if samples.allSatisfy({ $0 > 0 }) { result.append(("allocations_per_element", samples)) }
+            if samples.allSatisfy({ $0 > 0 }) { result.append((.allocationsPerElement, samples)) }
         }
         if let floor = row.scenario.floor,
            let floorThreads = floor.threadCounts(requested: [row.threads]).first,
-           let floorRow = file.rows.first(where: { $0.scenario == floor && $0.threads == floorThreads && $0.status == "ok" }),
+           let floorRow = file.row(RowKey(scenario: floor, design: "floor", threads: floorThreads)), floorRow.status == .ok,
            floorRow.repetitions.count == row.repetitions.count {
             let paired = zip(row.repetitions, floorRow.repetitions).map { $0.nsPerElement / $1.nsPerElement }
-            if paired.allSatisfy({ $0 > 0 && $0.isFinite }) { result.append(("ns_per_element_vs_floor", paired)) }
+            if paired.allSatisfy({ $0 > 0 && $0.isFinite }) { result.append((.nsPerElementVsFloor, paired)) }
         }
         return result
     }
@@ -145,30 +145,29 @@ public struct Comparison: Codable, Equatable, Sendable {
 
     public static func compare(baseline: ResultsFile, current: ResultsFile, minEffect: Double = 0.05,
                                noise: NoiseProfile? = nil) -> Comparison {
-        func key(_ r: ResultsFile.Row) -> String { "\(r.scenario.rawValue)|\(r.design)|\(r.threads)" }
-        let base = Dictionary(baseline.rows.map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
+        let base = Dictionary(baseline.rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         var rows: [Row] = []
-        var seen = Set<String>()
+        var seen = Set<RowKey>()
         // First pass: how many timing comparisons there are, for the family-wise level.
         var timingCount = 0
         for cur in current.rows {
-            guard let old = base[key(cur)] else { continue }
+            guard let old = base[cur.key] else { continue }
             let oldMetrics = Set(timingSamples(old, in: baseline).map(\.metric))
             timingCount += timingSamples(cur, in: current).filter { oldMetrics.contains($0.metric) }.count
         }
         let decisionTail = decisionTail(comparisons: timingCount)
         for cur in current.rows {
-            seen.insert(key(cur))
-            func row(_ metric: String, exact: Bool, verdict: Verdict) -> Row {
+            seen.insert(cur.key)
+            func row(_ metric: Metric, exact: Bool, verdict: Verdict) -> Row {
                 Row(scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: metric,
                     exact: exact, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil, verdict: verdict)
             }
-            guard let old = base[key(cur)], old.status == "ok", !old.repetitions.isEmpty else {
-                rows.append(row("all", exact: false, verdict: .onlyInCurrent))
+            guard let old = base[cur.key], old.status == .ok, !old.repetitions.isEmpty else {
+                rows.append(row(.all, exact: false, verdict: .onlyInCurrent))
                 continue
             }
-            guard cur.status == "ok", !cur.repetitions.isEmpty else {
-                var r = row("verification", exact: true, verdict: .failed)
+            guard cur.status == .ok, !cur.repetitions.isEmpty else {
+                var r = row(.verification, exact: true, verdict: .failed)
                 r.ratio = nil
                 rows.append(r)
                 continue
@@ -176,10 +175,10 @@ public struct Comparison: Codable, Equatable, Sendable {
             let oldSamples = Dictionary(timingSamples(old, in: baseline).map { ($0.metric, $0.samples) }, uniquingKeysWith: { a, _ in a })
             for (name, b) in timingSamples(cur, in: current) {
                 guard let a = oldSamples[name] else { continue }
-                let drift = noise?.driftSD(scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: name)
-                var r = timing(baseline: a, current: b, driftSD: drift ?? 0, driftRuns: noise?.runs, decisionTail: decisionTail,
-                               minEffect: minEffect)
-                (r.scenario, r.design, r.threads, r.metric) = (cur.scenario.rawValue, cur.design, cur.threads, name)
+                let drift = noise?.driftSD(cur.key, name)
+                var r = timing(name, baseline: a, current: b, driftSD: drift ?? 0, driftRuns: noise?.runs,
+                               decisionTail: decisionTail, minEffect: minEffect)
+                (r.scenario, r.design, r.threads) = (cur.scenario.rawValue, cur.design, cur.threads)
                 r.driftSD = drift
                 if drift == nil && (r.verdict == .regression || r.verdict == .improvement) { r.verdict = .noDriftEstimate }
                 rows.append(r)
@@ -189,28 +188,27 @@ public struct Comparison: Codable, Equatable, Sendable {
             let b = Statistics.median(cur.repetitions.map(\.allocationsPerElement))
             let verdict: Verdict = b - a > allocationTolerance ? .regression : a - b > allocationTolerance ? .improvement : .unchanged
             rows.append(Row(scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads,
-                            metric: "allocations_per_element", exact: true, baseline: a, current: b,
+                            metric: .allocationsPerElement, exact: true, baseline: a, current: b,
                             ratio: a > 0 ? b / a : nil, ciLow: nil, ciHigh: nil, verdict: verdict))
         }
-        for old in baseline.rows where !seen.contains(key(old)) {
-            rows.append(Row(scenario: old.scenario.rawValue, design: old.design, threads: old.threads, metric: "all",
+        for old in baseline.rows where !seen.contains(old.key) {
+            rows.append(Row(scenario: old.scenario.rawValue, design: old.design, threads: old.threads, metric: .all,
                             exact: false, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil,
                             verdict: .onlyInBaseline))
         }
-        let oldProfiles = Dictionary((baseline.profiles ?? []).map { ("\($0.scenario.rawValue)|\($0.design)", $0) },
-                                     uniquingKeysWith: { a, _ in a })
-        let newProfiles = Set((current.profiles ?? []).map { "\($0.scenario.rawValue)|\($0.design)" })
-        for old in baseline.profiles ?? [] where !newProfiles.contains("\(old.scenario.rawValue)|\(old.design)") {
-            rows.append(Row(scenario: old.scenario.rawValue, design: old.design, threads: 1, metric: "instructions_per_element",
+        let oldProfiles = Dictionary((baseline.profiles ?? []).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+        let newProfiles = Set((current.profiles ?? []).map(\.key))
+        for old in baseline.profiles ?? [] where !newProfiles.contains(old.key) {
+            rows.append(Row(scenario: old.scenario.rawValue, design: old.design, threads: 1, metric: .instructionsPerElement,
                             exact: true, baseline: old.instructionsPerElement, current: nil, ratio: nil, ciLow: nil, ciHigh: nil,
                             verdict: .onlyInBaseline))
         }
         for p in current.profiles ?? [] {
-            guard let old = oldProfiles["\(p.scenario.rawValue)|\(p.design)"] else { continue }
+            guard let old = oldProfiles[p.key] else { continue }
             let ratio = p.instructionsPerElement / old.instructionsPerElement
             let verdict: Verdict = ratio > 1 + instructionTolerance ? .regression
                 : ratio < 1 - instructionTolerance ? .improvement : .unchanged
-            rows.append(Row(scenario: p.scenario.rawValue, design: p.design, threads: 1, metric: "instructions_per_element",
+            rows.append(Row(scenario: p.scenario.rawValue, design: p.design, threads: 1, metric: .instructionsPerElement,
                             exact: true, baseline: old.instructionsPerElement, current: p.instructionsPerElement,
                             ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict))
         }
@@ -218,12 +216,14 @@ public struct Comparison: Codable, Equatable, Sendable {
                           minEffect: minEffect, decisionLevel: 1 - 2 * decisionTail, noiseProfile: noise?.machineId, rows: rows)
     }
 
-    /// One timing comparison (scenario, design and metric left blank for the caller): the ratio
-    /// of medians, the 95% interval and the decision interval, both widened by `driftSD`.
+    /// One timing comparison of `metric` (scenario, design and threads left blank for the
+    /// caller): the ratio of medians, the 95% interval and the decision interval, both widened
+    /// by `driftSD`.
     /// `reportInterval: false` skips the 95% interval (the synthetic trials need only the verdict).
     /// `driftRuns`: how many A/A runs `driftSD` was estimated from (nil: known exactly).
-    public static func timing(baseline a: [Double], current b: [Double], driftSD: Double, driftRuns: Int? = nil,
-                              decisionTail: Double, minEffect: Double, reportInterval: Bool = true) -> Row {
+    public static func timing(_ metric: Metric, baseline a: [Double], current b: [Double], driftSD: Double,
+                              driftRuns: Int? = nil, decisionTail: Double, minEffect: Double,
+                              reportInterval: Bool = true) -> Row {
         let ba = MedianBootstrap(a), bb = MedianBootstrap(b)
         let ratio = bb.median / ba.median
         func widened(tail: Double) -> (Double, Double) {
@@ -237,7 +237,7 @@ public struct Comparison: Codable, Equatable, Sendable {
         }
         let (decisionLow, decisionHigh) = widened(tail: decisionTail)
         let (low, high) = reportInterval ? widened(tail: 0.025) : (decisionLow, decisionHigh)
-        return Row(scenario: "", design: "", threads: 0, metric: "", exact: false,
+        return Row(scenario: "", design: "", threads: 0, metric: metric, exact: false,
                    baseline: ba.median, current: bb.median, ratio: ratio, ciLow: low, ciHigh: high,
                    verdict: verdict(low: decisionLow, high: decisionHigh, minEffect: minEffect),
                    decisionLow: decisionLow, decisionHigh: decisionHigh)

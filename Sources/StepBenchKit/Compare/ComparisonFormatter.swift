@@ -10,13 +10,11 @@ extension Comparison {
     public func render(_ format: ComparisonFormat) throws -> String {
         switch format {
         case .json:
-            let e = JSONEncoder()
-            e.outputFormatting = [.prettyPrinted, .sortedKeys]
-            return String(decoding: try e.encode(self), as: UTF8.self) + "\n"
+            return try JSONOutput.string(self) + "\n"
         case .text, .markdown:
             let header = ["scenario", "design", "threads", "metric", "baseline", "current", "ratio", "95% CI", "verdict"]
             let body = rows.map { r -> [String] in
-                [r.scenario, r.design, String(r.threads), r.metric, r.baseline.map(Self.fmt) ?? "–",
+                [r.scenario, r.design, String(r.threads), r.metric.rawValue, r.baseline.map(Self.fmt) ?? "–",
                  r.current.map(Self.fmt) ?? "–", r.ratio.map { String(format: "%.3f", $0) } ?? "–",
                  r.ciLow.flatMap { l in r.ciHigh.map { String(format: "[%.3f, %.3f]", l, $0) } } ?? (r.exact ? "exact" : "–"),
                  r.verdict == .regression || r.verdict == .failed ? r.verdict.rawValue.uppercased() : r.verdict.rawValue]

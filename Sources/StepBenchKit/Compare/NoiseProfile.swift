@@ -24,14 +24,20 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         public var scenario: String
         public var design: String
         public var threads: Int
-        public var metric: String
+        public var metric: Metric
         public var repetitions: Int
         public var samplingSD: Double
         public var betweenSD: Double
         public var driftSD: Double
         public var residualQuantiles: [Double]
 
-        public var key: String { "\(scenario)|\(design)|\(threads)|\(metric)" }
+        /// "scenario|design|threads|metric": names the entry in messages.
+        public var key: String { "\(scenario)|\(design)|\(threads)|\(metric.rawValue)" }
+
+        /// Whether this entry is of `key`'s row (entries name their scenario as written).
+        public func isOf(_ key: RowKey) -> Bool {
+            scenario == key.scenario.rawValue && design == key.design && threads == key.threads
+        }
     }
 
     public var schema: String
@@ -46,8 +52,9 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     public var method: String? = nil
     public var entries: [Entry]
 
-    public func driftSD(scenario: String, design: String, threads: Int, metric: String) -> Double? {
-        entries.first { $0.key == "\(scenario)|\(design)|\(threads)|\(metric)" }?.driftSD
+    /// The between-run drift of `metric` in `key`'s row, if the profile measured it.
+    public func driftSD(_ key: RowKey, _ metric: Metric) -> Double? {
+        entries.first { $0.isOf(key) && $0.metric == metric }?.driftSD
     }
 
     /// Builds the profile from A/A runs: the same build and configuration, separate processes.
@@ -63,17 +70,16 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
             throw ResultsError("the A/A runs come from different machine kinds (\(machine.machineID), \(run.machine.machineID)); a noise profile is per machine kind")
         }
         var entries: [Entry] = []
-        for row in runs[0].rows where row.status == "ok" {
+        for row in runs[0].rows where row.status == .ok {
             for (metric, _) in Comparison.timingSamples(row, in: runs[0]) {
                 var logMedians: [Double] = [], samplingVariances: [Double] = [], residuals: [Double] = []
                 var repetitions = 0
                 for run in runs {
-                    guard let other = run.rows.first(where: { $0.scenario == row.scenario && $0.design == row.design && $0.threads == row.threads }),
-                          other.status == "ok",
+                    guard let other = run.row(row.key), other.status == .ok,
                           let samples = Comparison.timingSamples(other, in: run).first(where: { $0.metric == metric })?.samples,
                           samples.allSatisfy({ $0 > 0 })
                     else {
-                        throw ResultsError("run \(run.machine.gitCommit.prefix(10)) at \(run.createdAt) lacks \(row.scenario.rawValue) \(row.design) ×\(row.threads) \(metric); A/A runs must share one configuration")
+                        throw ResultsError("run \(run.machine.gitCommit.prefix(10)) at \(run.createdAt) lacks \(row.key) \(metric.rawValue); A/A runs must share one configuration")
                     }
                     let logMedian = log(Statistics.median(samples))
                     logMedians.append(logMedian)
@@ -106,7 +112,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         }
         let merged = try ResultsFile.mergedPerProcess(processes)
         var entries: [Entry] = []
-        for row in merged.rows where row.status == "ok" {
+        for row in merged.rows where row.status == .ok {
             for (metric, values) in Comparison.timingSamples(row, in: merged) where values.allSatisfy({ $0 > 0 }) {
                 let logs = values.map { log($0) }
                 let center = Statistics.median(logs)
@@ -144,8 +150,6 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     }
 
     public func write(to url: URL) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try ResultsFile.writeAtomically(try encoder.encode(self), to: url)
+        try ResultsFile.writeAtomically(try JSONOutput.encode(self), to: url)
     }
 }

@@ -11,7 +11,6 @@ extension ResultsFile {
     /// processes of two builds and compares their merged files.
     public static func mergedPerProcess(_ files: [ResultsFile]) throws -> ResultsFile {
         guard let first = files.first else { throw ResultsError("merge: no results files given") }
-        func key(_ r: Row) -> String { "\(r.scenario.rawValue)|\(r.design)|\(r.threads)" }
         for file in files {
             guard file.machine.machineID == first.machine.machineID else {
                 throw ResultsError("merge: files from different machine kinds (\(first.machine.machineID), \(file.machine.machineID))")
@@ -22,7 +21,7 @@ extension ResultsFile {
                   shape(file.configuration) == shape(first.configuration) else {
                 throw ResultsError("merge: the runs come from different builds or configurations (commit \(first.machine.gitCommit.prefix(10)) vs \(file.machine.gitCommit.prefix(10))); merge the processes of one build and one configuration")
             }
-            guard Set(file.rows.map(key)) == Set(first.rows.map(key)) else {
+            guard Set(file.rows.map(\.key)) == Set(first.rows.map(\.key)) else {
                 throw ResultsError("merge: the runs measured different combinations; merge runs of one configuration")
             }
         }
@@ -33,9 +32,9 @@ extension ResultsFile {
             out.repetitions = []
             out.failure = nil
             for file in files {
-                let r = file.rows.first { key($0) == key(row) }!
-                guard r.status == "ok", !r.repetitions.isEmpty else {
-                    out.status = "failed"
+                let r = file.row(row.key)!
+                guard r.status == .ok, !r.repetitions.isEmpty else {
+                    out.status = .failed
                     out.failure = out.failure ?? r.failure ?? "failed in one process"
                     continue
                 }
@@ -55,8 +54,8 @@ extension ResultsFile {
                     allocations: median(reps.map(\.allocations)), cpuNanoseconds: median(reps.map(\.cpuNanoseconds)),
                     latency: latency))
             }
-            if out.status != "ok" { out.repetitions = [] }
-            out.summary = out.status == "ok" ? Summary(out.repetitions) : nil
+            if out.status != .ok { out.repetitions = [] }
+            out.summary = out.status == .ok ? Summary(out.repetitions) : nil
             return out
         }
         merged.configuration.repetitions = files.count
@@ -76,7 +75,7 @@ extension ResultsFile {
     /// computed them.
     public static func combined(_ files: [ResultsFile]) throws -> ResultsFile {
         guard let first = files.first else { throw ResultsError("merge: no results files given") }
-        var rows: Set<String> = [], profiles: Set<String> = []
+        var rows: Set<RowKey> = [], profiles: Set<String> = []
         var combined = first
         combined.rows = []
         combined.profiles = nil
@@ -90,8 +89,7 @@ extension ResultsFile {
                 throw ResultsError("merge: the files come from different builds (commit \(first.machine.gitCommit.prefix(10)) vs \(file.machine.gitCommit.prefix(10))); combine the runs of one build")
             }
             for row in file.rows {
-                let key = "\(row.scenario.rawValue) \(row.design) ×\(row.threads)"
-                guard rows.insert(key).inserted else { throw ResultsError("merge: \(key) is measured by more than one file") }
+                guard rows.insert(row.key).inserted else { throw ResultsError("merge: \(row.key) is measured by more than one file") }
                 combined.rows.append(row)
             }
             for profile in file.profiles ?? [] {

@@ -80,8 +80,8 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         public var design: String
         public var threads: Int
         public var elements: Int
-        /// "ok", or "failed" (then `failure` says why and no summary is given).
-        public var status: String
+        /// Whether the row verified; `.failed`: `failure` says why and no summary is given.
+        public var status: Status
         public var failure: String?
         public var repetitions: [RepetitionResult]
         public var summary: Summary?
@@ -91,6 +91,11 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         /// How many of `repetitions` carry their own allocation count (stepbench/2, two passes:
         /// the allocation pass's repetitions, reused cyclically by the rest); nil: all of them.
         public var allocationRepetitions: Int? = nil
+    }
+
+    /// Whether a row's scenario verified its own outcome (JSON: "ok", "failed").
+    public enum Status: String, Codable, Sendable {
+        case ok, failed
     }
 
     public struct Estimate: Codable, Equatable, Sendable {
@@ -151,7 +156,7 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         var warnings: [String] = []
         defer { harnessWarnings = warnings.isEmpty ? nil : warnings }
         func find(_ scenario: ScenarioKind, _ design: String, _ threads: Int) -> Summary? {
-            rows.first { $0.scenario == scenario && $0.design == design && $0.threads == threads }?.summary
+            row(RowKey(scenario: scenario, design: design, threads: threads))?.summary
         }
         for i in rows.indices {
             guard var summary = rows[i].summary else { continue }
@@ -181,16 +186,10 @@ public struct ResultsFile: Codable, Equatable, Sendable {
 
     // MARK: reading and writing
 
-    public static func encoder() -> JSONEncoder {
-        let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return e
-    }
-
     /// Writes atomically: a temporary file beside `url`, then rename, so a reader never sees
     /// half a file and an interrupted run never destroys the previous one.
     public func write(to url: URL) throws {
-        try Self.writeAtomically(try Self.encoder().encode(self), to: url)
+        try Self.writeAtomically(try JSONOutput.encode(self), to: url)
     }
 
     /// Writes `data` to a temporary file beside `url`, then renames it into place.
