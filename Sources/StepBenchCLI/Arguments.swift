@@ -8,7 +8,7 @@ import Stepping
 
 extension SteppingDesign: ExpressibleByArgument {}
 extension ScenarioKind: ExpressibleByArgument {}
-extension Profile: ExpressibleByArgument {}
+extension Preset: ExpressibleByArgument {}
 extension RunPasses.Pass: ExpressibleByArgument {}
 extension ExportFormat: ExpressibleByArgument {}
 extension ComparisonFormat: ExpressibleByArgument {}

@@ -16,14 +16,14 @@ extension StepBench {
                 transform: CommaSeparated.threads)
         var threads: [Int] = [1, 2, 4]
 
-        @Option(help: "Elements per repetition (rounds for cancel-race); default from the profile.")
+        @Option(help: "Elements per repetition (rounds for cancel-race); default from the preset.")
         var elements: Int?
 
-        @Option(help: "Repetitions per combination; default from the profile (quick 5, full 11).")
+        @Option(help: "Repetitions per combination; default from the preset (quick 5, full 11).")
         var repetitions: Int?
 
-        @Option(help: "How much to measure.")
-        var profile: StepBenchScenarios.Profile = .quick
+        @Option(help: "How much to measure: elements and repetitions per combination.")
+        var preset: Preset = .quick
 
         @OptionGroup var destination: Destination
 
@@ -49,7 +49,7 @@ extension StepBench {
             c.designs = selection.design
             c.scenarios = scenarios
             c.threads = threads
-            c.profile = profile
+            c.preset = preset
             c.elements = elements
             c.repetitions = repetitions
             c.allowDebug = allowDebug
@@ -70,7 +70,7 @@ extension StepBench {
         func childArguments(seed: UInt64, repetitions: Int) -> [String] {
             var a = [
                 "--design", CommaSeparated.joined(selection.design), "--scenario", CommaSeparated.joined(scenarios),
-                "--threads", threads.map(String.init).joined(separator: ","), "--profile", profile.rawValue,
+                "--threads", threads.map(String.init).joined(separator: ","), "--preset", preset.rawValue,
                 "--repetitions", String(repetitions), "--order-seed", String(seed), "--pass", RunPasses.Pass.timing.rawValue,
             ]
             if let elements { a += ["--elements", String(elements)] }

@@ -29,7 +29,7 @@ public struct BenchmarkRunner {
     public var combinations: [Combination] {
         var result: [Combination] = []
         for scenario in configuration.scenarios {
-            let elements = configuration.elements ?? scenario.elements(configuration.profile)
+            let elements = configuration.elements ?? scenario.elements(configuration.preset)
             for threads in scenario.threadCounts(requested: configuration.threads) {
                 if scenario.isFloor {
                     result.append(Combination(scenario: scenario, design: nil, threads: threads, elements: elements))
@@ -115,7 +115,7 @@ public struct BenchmarkRunner {
             schema: ResultsFile.currentSchema,
             createdAt: ISO8601DateFormatter().string(from: Date()),
             machine: MachineFingerprint.current(),
-            configuration: .init(profile: configuration.profile, repetitions: reps, warmup: configuration.warmup,
+            configuration: .init(preset: configuration.preset, repetitions: reps, warmup: configuration.warmup,
                                  threads: configuration.threads, elementsOverride: configuration.elements,
                                  handoff: "spin-yield (spin \(SpinWait.polls) polls, then sched_yield); waiters park",
                                  orderSeed: seed),

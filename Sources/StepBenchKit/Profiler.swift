@@ -149,7 +149,7 @@ extension ResultsFile {
     /// A results file holding only `stepbench profile` rows.
     public static func profiled(_ profiles: [ProfileRow], machine: MachineFingerprint, elements: Int) -> ResultsFile {
         ResultsFile(schema: currentSchema, createdAt: ISO8601DateFormatter().string(from: Date()), machine: machine,
-                    configuration: .init(profile: .quick, repetitions: 1, warmup: false, threads: [1],
+                    configuration: .init(preset: .quick, repetitions: 1, warmup: false, threads: [1],
                                          elementsOverride: elements, handoff: "none (callgrind, single thread)"),
                     rows: [], peakRSSBytes: ResourceUsage.now().peakRSSBytes, profiles: profiles)
     }

@@ -9,7 +9,7 @@ public struct RunConfiguration: Sendable {
     public var threads: [Int] = [1, 2, 4]
     public var elements: Int? = nil
     public var repetitions: Int? = nil
-    public var profile: Profile = .quick
+    public var preset: Preset = .quick
     public var warmup = true
     public var allowDebug = false
     /// Seeds the order of combinations in each round (recorded in the results file, so a run's
@@ -18,7 +18,7 @@ public struct RunConfiguration: Sendable {
 
     public init() {}
 
-    public var effectiveRepetitions: Int { repetitions ?? profile.repetitions }
+    public var effectiveRepetitions: Int { repetitions ?? preset.repetitions }
 
     public func validate() throws {
         if let elements, elements <= 0 {

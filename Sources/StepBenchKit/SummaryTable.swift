@@ -4,7 +4,7 @@ import StepBenchScenarios
 /// The human summary of a results file, grouped by scenario (what `stepbench run` prints).
 public enum SummaryTable {
     public static func render(_ file: ResultsFile) -> String {
-        var out = "StepBench \(file.configuration.profile.rawValue) — \(file.machine.cpuModel), \(file.machine.cores) cores, \(file.machine.buildConfiguration), commit \(file.machine.gitCommit.prefix(10))\(file.machine.gitDirty ? "+dirty" : "")\n"
+        var out = "StepBench \(file.configuration.preset.rawValue) — \(file.machine.cpuModel), \(file.machine.cores) cores, \(file.machine.buildConfiguration), commit \(file.machine.gitCommit.prefix(10))\(file.machine.gitDirty ? "+dirty" : "")\n"
         out += "medians of \(file.configuration.repetitions) repetitions; [95% CI]; ×seed and ×floor are ratios of median ns/element\n"
         for scenario in ScenarioKind.allCases {
             let rows = file.rows.filter { $0.scenario == scenario }

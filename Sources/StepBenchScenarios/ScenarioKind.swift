@@ -71,9 +71,9 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// Elements per repetition in a profile (rounds for cancel-race, per pipeline for fan-out).
-    public func elements(_ profile: Profile) -> Int {
-        if let shape = floorOf { return shape.elements(profile) }  // a floor does its scenario's work
+    /// Elements per repetition in a preset (rounds for cancel-race, per pipeline for fan-out).
+    public func elements(_ preset: Preset) -> Int {
+        if let shape = floorOf { return shape.elements(preset) }  // a floor does its scenario's work
         let quick: Int = switch self {
         case .syncStep, .floorSync: 200_000
         case .asyncStep, .floorPingPong: 20_000
@@ -83,7 +83,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .paceJitter: 200
         case .floorAsync, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace: 0  // floorOf above
         }
-        return profile == .full ? (self == .paceJitter ? 500 : quick * 5) : quick
+        return preset == .full ? (self == .paceJitter ? 500 : quick * 5) : quick
     }
 
     /// Whether the number of allocations in one repetition is fixed by the code alone, so that
@@ -146,8 +146,9 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     }
 }
 
-/// How much to measure: `quick` (the default comparison, a few minutes) or `full`.
-public enum Profile: String, CaseIterable, Sendable, Codable {
+/// How much to measure (`stepbench run --preset`): `quick` (the default comparison, a few
+/// minutes) or `full`.
+public enum Preset: String, CaseIterable, Sendable, Codable {
     case quick, full
     public var repetitions: Int { self == .quick ? 5 : 11 }
 }

@@ -32,7 +32,7 @@ struct CommandLineTests {
     }
 
     @Test(arguments: [["--elements", "0"], ["--elements", "-5"], ["--repetitions", "0"], ["--threads", "0"],
-                      ["--threads", "1,x"], ["--threads", ""], ["--profile", "huge"], ["--design", ","]])
+                      ["--threads", "1,x"], ["--threads", ""], ["--preset", "huge"], ["--design", ","]])
     func test_cli_badCountsAndNamesAreRejected(arguments: [String]) {
         let m = message(["run", "--allow-debug"] + arguments)
         #expect(m != nil, "\(arguments) was accepted")
@@ -67,7 +67,7 @@ struct CommandLineTests {
 
     @Test func test_cli_validInputParses() {
         #expect(message(["run", "--allow-debug", "--design", "locked,atomic", "--scenario", "sync-step",
-                         "--threads", "1,2", "--elements", "100", "--repetitions", "2", "--profile", "full",
+                         "--threads", "1,2", "--elements", "100", "--repetitions", "2", "--preset", "full",
                          "--output", temporaryFolder("stepbench-cli").appendingPathComponent("ok.json").path]) == nil)
         #expect(message(["list"]) == nil)
     }

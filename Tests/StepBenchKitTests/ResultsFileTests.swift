@@ -15,7 +15,7 @@ struct ResultsFileTests {
             schema: ResultsFile.currentSchema, createdAt: "2026-11-22T00:00:00Z",
             machine: MachineFingerprint(cpuModel: "Test CPU", cores: 2, kernel: "Linux", swiftVersion: "6.3.1",
                                         gitCommit: "abc", gitDirty: false, buildConfiguration: "release", allocator: "jemalloc"),
-            configuration: .init(profile: .quick, repetitions: 5, warmup: true, threads: [1], elementsOverride: nil, handoff: "spin-yield"),
+            configuration: .init(preset: .quick, repetitions: 5, warmup: true, threads: [1], elementsOverride: nil, handoff: "spin-yield"),
             rows: [
                 .init(scenario: .syncStep, design: "seed", threads: 1, elements: 10_000, status: .ok, failure: nil,
                       repetitions: reps.map { var r = $0; r.elapsedNanoseconds *= 4; return r }, summary: nil),
@@ -40,6 +40,13 @@ struct ResultsFileTests {
         #expect(try ResultsFile.read(url) == file)
         // raw repetitions are kept
         #expect(try ResultsFile.read(url).rows[1].repetitions.count == 5)
+    }
+
+    @Test func test_results_presetIsWrittenAsPresetAndReadUnderItsOldNameToo() throws {
+        let text = try JSONOutput.string(Self.sample())
+        #expect(text.contains(#""preset" : "quick""#) && !text.contains(#""profile""#))
+        let old = text.replacingOccurrences(of: #""preset" :"#, with: #""profile" :"#)
+        #expect(try JSONDecoder().decode(ResultsFile.self, from: Data(old.utf8)) == Self.sample())
     }
 
     @Test func test_results_ratiosToSeedAndFloor() throws {

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .results import DESIGN_ORDER, FLOOR_OF, READABLE_SCHEMAS, SCENARIO_ORDER, ResultsError, _load_one
+from .results import DESIGN_ORDER, FLOOR_OF, READABLE_SCHEMAS, SCENARIO_ORDER, ResultsError, _load_one, preset
 
 SCHEMA = "stepbench-history/1"
 
@@ -137,7 +137,7 @@ class RunFile:
         """What a point's value depends on besides the code: a change point across a change of
         these is flagged (the measurement changed, not necessarily the code)."""
         c = self.data.get("configuration") or {}
-        m = {"schema": self.data.get("schema"), "profile": c.get("profile"), "handoff": c.get("handoff"),
+        m = {"schema": self.data.get("schema"), "preset": preset(c), "handoff": c.get("handoff"),
              "elementsOverride": c.get("elementsOverride"), "aggregation": self.data.get("aggregation")}
         if row is not None:
             m["elements"] = row.get("elements")

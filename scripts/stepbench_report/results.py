@@ -17,6 +17,12 @@ LEGACY_FLOOR_OF = {"sync-step": "floor-sync", "stale-storm": "floor-sync", "fan-
                    "async-step": "floor-pingpong"}
 
 
+def preset(configuration):
+    """How much a run measured ("quick", "full"): `configuration.preset`, or `profile` in files
+    written before it was called a preset."""
+    return configuration.get("preset", configuration.get("profile"))
+
+
 class ResultsError(Exception):
     """A results file that cannot be used: the message names the file and what to do."""
 

@@ -14,15 +14,15 @@ import Stepping
 ///
 /// **Drift.** The bootstrap sees only the noise within each run. Given a ``NoiseProfile`` of this
 /// machine kind (`--noise`), each interval is widened, in log space, by the between-run drift
-/// the profile measured for that row and metric: half-width √(h² + (t·√2·σ̂_drift)²), where t is
+/// the noise profile measured for that row and metric: half-width √(h² + (t·√2·σ̂_drift)²), where t is
 /// the Student-t quantile with (runs − 1) degrees of freedom: σ̂_drift is estimated from a few
 /// A/A runs, and treating it as known (a normal quantile) lets false alarms through.
 ///
 /// **Pairing.** `ns_per_element_vs_floor` divides each repetition of a design by the repetition
-/// of its floor scenario (floor-sync; floor-pingpong for async-step) from the same round of the
-/// runner's interleaving (in a merged file: from the same process). Drift of the whole machine
-/// largely cancels in the ratio: measured on this machine, it drifts 2–5% between runs where raw
-/// ns/element drifts 13–17% (noise.json).
+/// of its scenario's own floor (``ScenarioKind/floor``) from the same round of the runner's
+/// interleaving (in a merged file: from the same process). Drift of the whole machine hits both
+/// alike and largely cancels in the ratio, which therefore drifts far less between runs than
+/// raw ns/element (the noise profiles show how much).
 ///
 /// **Verdict.** Decided on a family-wise interval: with m timing comparisons in the two files,
 /// each at level 1 − 1%/m (Bonferroni), so a whole A/A comparison shows a false timing
@@ -37,9 +37,10 @@ import Stepping
 /// The reported "95% CI" is the two-sided 95% interval, widened by drift alike.
 ///
 /// **No drift estimate.** A row whose drift between runs is unknown (no noise profile, or the
-/// profile did not measure that row and metric) cannot be called a regression or an improvement
-/// on timing alone: the within-run bootstrap does not see the 10–17% a run drifts here. Such a
-/// row says `no-drift-estimate` where it would have said regression or improvement.
+/// noise profile did not measure that row and metric) cannot be called a regression or an
+/// improvement on timing alone: the within-run bootstrap does not see how far a whole run
+/// drifts, which on a shared VM is far more than its own interval. Such a row says
+/// `no-drift-estimate` where it would have said regression or improvement.
 ///
 /// Allocations per element are exact counts where the scenario declares them so
 /// (``ScenarioKind/allocationsAreExact(design:)``): any increase of more than 0.01 per element (the
