@@ -16,7 +16,8 @@ extension ResultsFile {
                 throw ResultsError("merge: files from different machine kinds (\(first.machine.machineID), \(file.machine.machineID))")
             }
             guard file.aggregation == nil else { throw ResultsError("merge: a file is already merged (\(file.aggregation!)); merge the runs themselves") }
-            func shape(_ c: Configuration) -> Configuration { var c = c; c.orderSeed = nil; return c }  // each process its own order
+            // each process has its own order
+            func shape(_ c: Configuration) -> Configuration { var c = c; c.orderSeed = nil; return c }
             guard file.machine.gitCommit == first.machine.gitCommit, file.machine.gitDirty == first.machine.gitDirty,
                   shape(file.configuration) == shape(first.configuration) else {
                 throw ResultsError("merge: the runs come from different builds or configurations (commit \(first.machine.gitCommit.prefix(10)) vs \(file.machine.gitCommit.prefix(10))); merge the processes of one build and one configuration")

@@ -56,7 +56,8 @@ struct SchedulingSnapshot {
         if let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
            let cpu = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) {
             let fields = cpu.split(separator: " ")
-            if fields.count > 8 { steal = UInt64(fields[8]) ?? 0 }  // cpu user nice system idle iowait irq softirq steal
+            // cpu user nice system idle iowait irq softirq steal
+            if fields.count > 8 { steal = UInt64(fields[8]) ?? 0 }
         }
         return SchedulingSnapshot(voluntary: UInt64(usage.ru_nvcsw), involuntary: UInt64(usage.ru_nivcsw),
                                   migrationsByThread: migrations, stealTicks: steal)

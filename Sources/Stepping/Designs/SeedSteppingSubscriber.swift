@@ -27,7 +27,9 @@ final class SeedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
 
     private let lock = NSLock()
     // The l_ prefix means it must only be accessed while holding the lock.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     private var l_state: State
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     private var l_nextPromiseId: PromiseId = 1
 
     private typealias PromiseId = UInt64
