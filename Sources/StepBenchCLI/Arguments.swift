@@ -27,7 +27,9 @@ enum CommaSeparated {
         let names = items(text).filter { !$0.isEmpty }
         guard !names.isEmpty else { throw ValidationError("no \(noun) given; \(valid)") }
         return try names.map { name in
-            guard let value = Element(argument: name) else { throw ValidationError("unknown \(noun) '\(name)'; \(valid)") }
+            guard let value = Element(argument: name) else {
+                throw ValidationError("unknown \(noun) '\(name)'; \(valid)")
+            }
             return value
         }
     }

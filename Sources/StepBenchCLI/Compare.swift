@@ -6,7 +6,8 @@ extension StepBench {
     struct Compare: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Compare two results files (or folders with latest.json): ratio, 95% CI, verdict per metric.",
-            discussion: "Exit status: 0 no regression, 2 regression, 1 usage error (missing, unreadable or wrong-schema file).")
+            discussion:
+                "Exit status: 0 no regression, 2 regression, 1 usage error (missing, unreadable or wrong-schema file).")
 
         @Argument(help: "Baseline results file, or a folder holding latest.json.")
         var baseline: String
@@ -20,10 +21,16 @@ extension StepBench {
         @Option(help: "The output's format.")
         var format: ComparisonFormat = .text
 
-        @Flag(help: "Compare only the exact metrics (instructions, allocations, failed verification): the CI gate. Timing rows are left out.")
+        @Flag(
+            help:
+                "Compare only the exact metrics (instructions, allocations, failed verification): the CI gate. Timing rows are left out."
+        )
         var exactOnly = false
 
-        @Option(help: "Noise profile of this machine kind (from `stepbench noise`): widens each timing interval by the between-run drift it measured. Default: results/<machine-id>/noise.json of the current file's machine kind, when it exists. Timing rows the profile does not cover say no-drift-estimate instead of regression.")
+        @Option(
+            help:
+                "Noise profile of this machine kind (from `stepbench noise`): widens each timing interval by the between-run drift it measured. Default: results/<machine-id>/noise.json of the current file's machine kind, when it exists. Timing rows the profile does not cover say no-drift-estimate instead of regression."
+        )
         var noise: String?
 
         @Flag(help: "Use no noise profile, not even the committed one: no timing row can then be called a regression.")
@@ -46,9 +53,12 @@ extension StepBench {
             }
             let profile = try noNoise ? nil : path.map { try NoiseProfile.read(URL(fileURLWithPath: $0)) }
             if let profile, profile.machineId != machineID {
-                printError("stepbench compare: warning: the noise profile is of machine kind \(profile.machineId), the current file of \(machineID); its drift allowances may not fit\n")
+                printError(
+                    "stepbench compare: warning: the noise profile is of machine kind \(profile.machineId), the current file of \(machineID); its drift allowances may not fit\n"
+                )
             }
-            var comparison = Comparison.compare(baseline: files[0], current: files[1], minEffect: minEffect, noise: profile)
+            var comparison = Comparison.compare(
+                baseline: files[0], current: files[1], minEffect: minEffect, noise: profile)
             // Timing is not judged here: do not print verdicts for it (rows missing on one side stay).
             if exactOnly {
                 comparison.rows.removeAll { !$0.exact && $0.verdict != .onlyInBaseline && $0.verdict != .onlyInCurrent }

@@ -7,7 +7,10 @@ extension StepBench {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List designs, scenarios and metrics.")
 
-        @Option(help: "text, or json: the catalog scripts read (designs, scenarios, floors, element counts, the package-benchmark suite, which allocation counts are exact).")
+        @Option(
+            help:
+                "text, or json: the catalog scripts read (designs, scenarios, floors, element counts, the package-benchmark suite, which allocation counts are exact)."
+        )
         var format: ListFormat = .text
 
         func run() throws {
@@ -20,9 +23,12 @@ extension StepBench {
             print("\nscenarios (elements per repetition: quick / full; threads):")
             for s in ScenarioKind.allCases {
                 let threads = s.threadCounts(requested: [1, 2, 4]).map(String.init).joined(separator: ",")
-                print("  \(s.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \(s.elements(.quick)) / \(s.elements(.full)); threads \(threads)\n      \(s.summary)")
+                print(
+                    "  \(s.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \(s.elements(.quick)) / \(s.elements(.full)); threads \(threads)\n      \(s.summary)"
+                )
             }
-            print("""
+            print(
+                """
 
                 metrics (per scenario, design, threads; median and 95% bootstrap CI over repetitions):
                   ns/element, elements/s       wall time of the measured phase

@@ -28,7 +28,8 @@ struct Destination: ParsableArguments {
         if let output {
             try RunConfiguration.checkWritable(URL(fileURLWithPath: output))
         } else {
-            try RunConfiguration.checkWritable(URL(fileURLWithPath: resultsDirectory).appendingPathComponent("x/probe.json"))
+            try RunConfiguration.checkWritable(
+                URL(fileURLWithPath: resultsDirectory).appendingPathComponent("x/probe.json"))
         }
     }
 
@@ -37,7 +38,10 @@ struct Destination: ParsableArguments {
         if let output { return (URL(fileURLWithPath: output), nil) }
         let folder = URL(fileURLWithPath: resultsDirectory).appendingPathComponent(machineID)
         let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
-        return (folder.appendingPathComponent("\(prefix)\(stamp).json"), folder.appendingPathComponent("\(prefix)latest.json"))
+        return (
+            folder.appendingPathComponent("\(prefix)\(stamp).json"),
+            folder.appendingPathComponent("\(prefix)latest.json")
+        )
     }
 }
 

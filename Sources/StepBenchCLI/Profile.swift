@@ -39,8 +39,12 @@ extension StepBench {
             if let latest { try file.write(to: latest) }
             print("instructions per element (callgrind, measured window only; per function: exclusive per element):")
             for r in rows {
-                print("  \(r.scenario.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(r.design.padding(toLength: 7, withPad: " ", startingAt: 0)) \(String(format: "%10.1f", r.instructionsPerElement))")
-                for f in r.topFunctions.prefix(6) { print(String(format: "      %8.1f  ", f.instructionsPerElement ?? 0) + f.function) }
+                print(
+                    "  \(r.scenario.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(r.design.padding(toLength: 7, withPad: " ", startingAt: 0)) \(String(format: "%10.1f", r.instructionsPerElement))"
+                )
+                for f in r.topFunctions.prefix(6) {
+                    print(String(format: "      %8.1f  ", f.instructionsPerElement ?? 0) + f.function)
+                }
             }
             printError("profile written to \(url.path)\n")
         }

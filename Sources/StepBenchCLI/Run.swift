@@ -12,8 +12,9 @@ extension StepBench {
 
         @OptionGroup var selection: Selection
 
-        @Option(help: "Comma-separated thread counts for scenarios that take them (default: 1,2,4).",
-                transform: CommaSeparated.threads)
+        @Option(
+            help: "Comma-separated thread counts for scenarios that take them (default: 1,2,4).",
+            transform: CommaSeparated.threads)
         var threads: [Int] = [1, 2, 4]
 
         @Option(help: "Elements per repetition (rounds for cancel-race); default from the preset.")
@@ -36,10 +37,16 @@ extension StepBench {
         @Option(help: "Seed of the shuffled order of each round (default: a fresh one; the results file records it).")
         var orderSeed: UInt64?
 
-        @Option(help: "both: timing in a child process with jemalloc's thread caches on, as users run it, then exact allocation counts in a shorter pass with them off; timing or allocations: that pass alone, in this process.")
+        @Option(
+            help:
+                "both: timing in a child process with jemalloc's thread caches on, as users run it, then exact allocation counts in a shorter pass with them off; timing or allocations: that pass alone, in this process."
+        )
         var pass: RunPasses.Pass = .both
 
-        @Flag(help: "Process isolation: each round of the timing pass in a fresh process, merged as `stepbench merge` does. Use it before publishing a timing claim (a process's heap and code layout move its numbers).")
+        @Flag(
+            help:
+                "Process isolation: each round of the timing pass in a fresh process, merged as `stepbench merge` does. Use it before publishing a timing claim (a process's heap and code layout move its numbers)."
+        )
         var fork = false
 
         var scenarios: [ScenarioKind] { selection.scenario ?? ScenarioKind.allCases }
@@ -71,7 +78,8 @@ extension StepBench {
             var a = [
                 "--design", CommaSeparated.joined(selection.design), "--scenario", CommaSeparated.joined(scenarios),
                 "--threads", threads.map(String.init).joined(separator: ","), "--preset", preset.rawValue,
-                "--repetitions", String(repetitions), "--order-seed", String(seed), "--pass", RunPasses.Pass.timing.rawValue,
+                "--repetitions", String(repetitions), "--order-seed", String(seed), "--pass",
+                RunPasses.Pass.timing.rawValue,
             ]
             if let elements { a += ["--elements", String(elements)] }
             if allowDebug { a.append("--allow-debug") }
@@ -99,12 +107,14 @@ extension StepBench {
                 if fork {
                     let processes = try (0..<reps).map { r in
                         printError("— timing pass, process \(r + 1) of \(reps)\n")
-                        return try RunPasses.child(childArguments(seed: seed &+ UInt64(r), repetitions: 1), environment: threadCaches)
+                        return try RunPasses.child(
+                            childArguments(seed: seed &+ UInt64(r), repetitions: 1), environment: threadCaches)
                     }
                     timing = try ResultsFile.mergedPerProcess(processes)
                 } else {
                     printError("— timing pass (child process, jemalloc thread caches on)\n")
-                    timing = try RunPasses.child(childArguments(seed: seed, repetitions: reps), environment: threadCaches)
+                    timing = try RunPasses.child(
+                        childArguments(seed: seed, repetitions: reps), environment: threadCaches)
                 }
                 printError("— allocation pass (this process, thread caches off: exact counts)\n")
                 configuration.repetitions = RunPasses.allocationRepetitions(timing: reps)

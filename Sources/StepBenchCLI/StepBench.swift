@@ -13,7 +13,9 @@ public struct StepBench: ParsableCommand {
             a regression; 3 `run` measured a scenario that failed its own verification (the results \
             file marks it, and is written).
             """,
-        subcommands: [Run.self, List.self, Compare.self, Noise.self, Merge.self, Profile.self, Export.self, Machine.self])
+        subcommands: [
+            Run.self, List.self, Compare.self, Noise.self, Merge.self, Profile.self, Export.self, Machine.self,
+        ])
 
     public init() {}
 

@@ -1,6 +1,6 @@
 import Foundation
-import Stepping
 import StepBenchScenarios
+import Stepping
 
 /// What `stepbench run` measures. `validate()` rejects bad input before anything is measured.
 public struct RunConfiguration: Sendable {
@@ -30,7 +30,8 @@ public struct RunConfiguration: Sendable {
         if MachineFingerprint.buildConfigurationOfThisBinary == "debug" && !allowDebug {
             throw ConfigurationError(
                 .allowDebug,
-                "needed to measure a debug build, whose numbers mean nothing: build with `swift build -c release` (scripts/bench does), or give it to measure anyway (the results are then marked debug)")
+                "needed to measure a debug build, whose numbers mean nothing: build with `swift build -c release` (scripts/bench does), or give it to measure anyway (the results are then marked debug)"
+            )
         }
         if scenarios.contains(where: { !$0.isFloor }) && designs.isEmpty {
             throw ConfigurationError(.designs, "none selected")
@@ -43,7 +44,9 @@ public struct RunConfiguration: Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw ConfigurationError(.output, "cannot create folder \(directory.path) (\(error.localizedDescription)); choose a writable path")
+            throw ConfigurationError(
+                .output,
+                "cannot create folder \(directory.path) (\(error.localizedDescription)); choose a writable path")
         }
         let probe = directory.appendingPathComponent(".stepbench-write-test-\(getpid())")
         guard FileManager.default.createFile(atPath: probe.path, contents: Data()) else {

@@ -72,7 +72,9 @@ public enum RunPasses {
         process.waitUntilExit()
         // Exit 3: a scenario failed its verification; the file says which, and the parent reports it.
         guard process.terminationReason == .exit, [0, 3].contains(process.terminationStatus) else {
-            throw ResultsError("the timing pass (stepbench run \(arguments.joined(separator: " "))) exited with \(process.terminationStatus); see the lines above")
+            throw ResultsError(
+                "the timing pass (stepbench run \(arguments.joined(separator: " "))) exited with \(process.terminationStatus); see the lines above"
+            )
         }
         return try ResultsFile.read(output)
     }

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
+import TestSupport
+import Testing
+
 @testable import StepBenchCLI
 @testable import StepBenchKit
-import Testing
-import TestSupport
 @testable import StepBenchScenarios
 
 /// Every command-line error path fails at parse time, before any measuring, with a message
@@ -31,8 +32,10 @@ struct CommandLineTests {
         #expect(m?.contains("sync-step") == true && m?.contains("floor-pingpong") == true)
     }
 
-    @Test(arguments: [["--elements", "0"], ["--elements", "-5"], ["--repetitions", "0"], ["--threads", "0"],
-                      ["--threads", "1,x"], ["--threads", ""], ["--preset", "huge"], ["--design", ","]])
+    @Test(arguments: [
+        ["--elements", "0"], ["--elements", "-5"], ["--repetitions", "0"], ["--threads", "0"],
+        ["--threads", "1,x"], ["--threads", ""], ["--preset", "huge"], ["--design", ","],
+    ])
     func test_cli_badCountsAndNamesAreRejected(arguments: [String]) {
         let m = message(["run", "--allow-debug"] + arguments)
         #expect(m != nil, "\(arguments) was accepted")
@@ -57,18 +60,27 @@ struct CommandLineTests {
         var configuration = RunConfiguration()
         configuration.allowDebug = true
         configuration.elements = 0
-        #expect(throws: ConfigurationError(.elements, "must be a positive number, got 0")) { try configuration.validate() }
-        #expect(message(["run", "--allow-debug", "--elements", "0"])?.contains("--elements: must be a positive number") == true)
+        #expect(throws: ConfigurationError(.elements, "must be a positive number, got 0")) {
+            try configuration.validate()
+        }
+        #expect(
+            message(["run", "--allow-debug", "--elements", "0"])?.contains("--elements: must be a positive number")
+                == true)
         let help = StepBench.Run.helpMessage() + StepBench.Profile.helpMessage()
         for setting in ConfigurationError.Setting.allCases {
-            #expect(help.contains(StepBench.flag(for: setting) + " "), "\(setting) has no flag \(StepBench.flag(for: setting))")
+            #expect(
+                help.contains(StepBench.flag(for: setting) + " "),
+                "\(setting) has no flag \(StepBench.flag(for: setting))")
         }
     }
 
     @Test func test_cli_validInputParses() {
-        #expect(message(["run", "--allow-debug", "--design", "locked,atomic", "--scenario", "sync-step",
-                         "--threads", "1,2", "--elements", "100", "--repetitions", "2", "--preset", "full",
-                         "--output", temporaryFolder("stepbench-cli").appendingPathComponent("ok.json").path]) == nil)
+        #expect(
+            message([
+                "run", "--allow-debug", "--design", "locked,atomic", "--scenario", "sync-step",
+                "--threads", "1,2", "--elements", "100", "--repetitions", "2", "--preset", "full",
+                "--output", temporaryFolder("stepbench-cli").appendingPathComponent("ok.json").path,
+            ]) == nil)
         #expect(message(["list"]) == nil)
     }
 }

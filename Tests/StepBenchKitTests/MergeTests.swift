@@ -1,7 +1,8 @@
 import Foundation
-@testable import StepBenchKit
 import StepBenchScenarios
 import Testing
+
+@testable import StepBenchKit
 
 @Suite("stepbench merge: one repetition per process")
 struct MergeTests {
@@ -68,9 +69,12 @@ struct MergeTests {
         large.rows.removeAll { $0.scenario == .asyncStep }
         var profile = ResultsFileTests.sample()
         profile.rows = []
-        profile.profiles = [.init(scenario: .syncStep, design: "atomic", elementsLow: 4_000, elementsHigh: 12_000,
-                                  instructionsLow: 4_000_000, instructionsHigh: 12_000_000, instructionsPerElement: 1_000,
-                                  topFunctions: [])]
+        profile.profiles = [
+            .init(
+                scenario: .syncStep, design: "atomic", elementsLow: 4_000, elementsHigh: 12_000,
+                instructionsLow: 4_000_000, instructionsHigh: 12_000_000, instructionsPerElement: 1_000,
+                topFunctions: [])
+        ]
         let combined = try ResultsFile.combined([large, small, profile])
         #expect(combined.rows == large.rows + small.rows)
         #expect(combined.profiles == profile.profiles)
@@ -83,7 +87,9 @@ struct MergeTests {
 
     @Test func test_machineID_isTheCPUModelAndCores() {
         #expect(MachineFingerprint.machineID(cpuModel: "AMD EPYC", cores: 2) == "amd-epyc-2c")
-        #expect(MachineFingerprint.machineID(cpuModel: "Intel(R) Xeon(R) CPU @ 2.20GHz", cores: 4) == "intel-r-xeon-r-cpu-2-20ghz-4c")
+        #expect(
+            MachineFingerprint.machineID(cpuModel: "Intel(R) Xeon(R) CPU @ 2.20GHz", cores: 4)
+                == "intel-r-xeon-r-cpu-2-20ghz-4c")
         #expect(MachineFingerprint.machineID(cpuModel: "", cores: 1) == "unknown-cpu-1c")
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
+@preconcurrency import OpenCombine
 import StepBenchScenarios
 import TestSupport
-@preconcurrency import OpenCombine
-@testable import Stepping
 import Testing
+
+@testable import Stepping
 
 /// Rules S1–S5 of CONFORMANCE.md, for every design.
 @Suite("Step path (S1–S5)")
@@ -17,7 +18,10 @@ struct ConformanceStepTests {
             case 0: probe.fulfil(index, .more)
             case 1: DispatchQueue.global().async { probe.fulfil(index, .more) }
             case 2: Thread.detachNewThread { probe.fulfil(index, .more) }
-            default: DispatchQueue.global().async { probe.fulfil(index, .more); probe.fulfil(index, .more) }
+            default:
+                DispatchQueue.global().async {
+                    probe.fulfil(index, .more); probe.fulfil(index, .more)
+                }
             }
         }
         let subscriber = design.subscriber(probe)
@@ -68,12 +72,12 @@ struct ConformanceStepTests {
         s.send(0)
         s.probe.fulfil(0, .more)
         s.send(1)
-        s.probe.fulfil(0, .more)    // stale: earlier input
+        s.probe.fulfil(0, .more)  // stale: earlier input
         s.probe.fulfil(0, .cancel)  // stale
         s.settle()
         #expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
         s.complete()
-        s.probe.fulfil(1, .more)    // after completion
+        s.probe.fulfil(1, .more)  // after completion
         s.probe.fulfil(1, .cancel)
         s.settle()
         #expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
@@ -81,7 +85,7 @@ struct ConformanceStepTests {
         let c = Scripted(design)
         c.send(0)
         c.cancel()
-        c.probe.fulfil(0, .more)    // after cancel
+        c.probe.fulfil(0, .more)  // after cancel
         c.probe.fulfil(0, .cancel)
         c.settle()
         #expect(c.upstream.calls == [.request(.max(1)), .cancel])
@@ -110,7 +114,9 @@ struct ConformanceStepTests {
         #expect(t.probe.events == [.input(0)])
     }
 
-    @Test("S5: the stepper may call the promise synchronously; an upstream may re-enter on request", arguments: testedDesigns)
+    @Test(
+        "S5: the stepper may call the promise synchronously; an upstream may re-enter on request",
+        arguments: testedDesigns)
     func test_rule_S5_reentrantPromiseAndUpstream(design: SteppingDesign) {
         // The upstream sends the next input from inside `request`, as a synchronous publisher
         // does: a design holding its lock while calling `request` would deadlock here.
@@ -118,7 +124,9 @@ struct ConformanceStepTests {
         let s = Scripted(design, subscribe: false)
         nonisolated(unsafe) let subscriber = s.subscriber  // subscribers are thread-safe by contract
         s.upstream.onRequest = { _ in
-            let value = next.mutate { v -> Int in defer { v += 1 }; return v }
+            let value = next.mutate { v -> Int in
+                defer { v += 1 }; return v
+            }
             if value <= 3 { _ = subscriber.receive(value) }
         }
         guarded("\(design): re-entrant request") { subscriber.receive(subscription: s.upstream) }

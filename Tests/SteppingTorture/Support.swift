@@ -14,8 +14,10 @@ final class Progress: @unchecked Sendable {  // `round` is atomic; `label` is im
     func startWatchdog(seconds: Double) {
         let thread = Thread { [self] in
             Thread.sleep(forTimeInterval: seconds)
-            FileHandle.standardOutput.write(Data(
-                "WATCHDOG: \(label) still running after \(seconds) s in round \(round.load(ordering: .relaxed)) (deadlock or stall)\n".utf8))
+            FileHandle.standardOutput.write(
+                Data(
+                    "WATCHDOG: \(label) still running after \(seconds) s in round \(round.load(ordering: .relaxed)) (deadlock or stall)\n"
+                        .utf8))
             exit(3)
         }
         thread.start()
@@ -47,7 +49,9 @@ final class CheckingStepper: @unchecked Sendable {  // state behind `lock`; `act
         case .input(let value, let promise):
             let index = state.mutate { s -> Int in
                 if s.completions > 0 { s.violations.append("input \(value) after the completion") }
-                if !s.latestFulfilled { s.violations.append("S1: input \(value) while the previous promise was unfulfilled") }
+                if !s.latestFulfilled {
+                    s.violations.append("S1: input \(value) while the previous promise was unfulfilled")
+                }
                 s.latestFulfilled = false
                 s.inputs.append(value)
                 s.promises.append(promise)
@@ -104,7 +108,9 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     let group = DispatchGroup()
     for i in 0..<count {
         group.enter()
-        Thread.detachNewThread { body(i); group.leave() }
+        Thread.detachNewThread {
+            body(i); group.leave()
+        }
     }
     group.wait()
 }

@@ -112,22 +112,29 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// Every timing metric of `row` with its per-repetition samples: the raw metrics, and
     /// `ns_per_element_vs_floor` when `file` holds the row's floor with as many repetitions
     /// (repetition i of the design is paired with repetition i of the floor).
-    public static func timingSamples(_ row: ResultsFile.Row, in file: ResultsFile) -> [(metric: Metric, samples: [Double])] {
+    public static func timingSamples(_ row: ResultsFile.Row, in file: ResultsFile) -> [(
+        metric: Metric, samples: [Double]
+    )] {
         guard row.status == .ok, !row.repetitions.isEmpty else { return [] }
         var result: [(metric: Metric, samples: [Double])] = []
         for (name, value) in timingMetrics {
             let samples = row.repetitions.compactMap(value)
-            if samples.count == row.repetitions.count && samples.allSatisfy({ $0 > 0 }) { result.append((name, samples)) }
+            if samples.count == row.repetitions.count && samples.allSatisfy({ $0 > 0 }) {
+                result.append((name, samples))
+            }
         }
         if !allocationsAreExact(row) {  // a count that follows thread timing is compared like a timing
             // only the repetitions that carry their own count: repeats would narrow the interval
-            let samples = row.repetitions.prefix(row.allocationRepetitions ?? row.repetitions.count).map(\.allocationsPerElement)
+            let samples = row.repetitions.prefix(row.allocationRepetitions ?? row.repetitions.count).map(
+                \.allocationsPerElement)
             if samples.allSatisfy({ $0 > 0 }) { result.append((.allocationsPerElement, samples)) }
         }
         if let floor = row.scenario.floor,
-           let floorThreads = floor.threadCounts(requested: [row.threads]).first,
-           let floorRow = file.row(RowKey(scenario: floor, design: "floor", threads: floorThreads)), floorRow.status == .ok,
-           floorRow.repetitions.count == row.repetitions.count {
+            let floorThreads = floor.threadCounts(requested: [row.threads]).first,
+            let floorRow = file.row(RowKey(scenario: floor, design: "floor", threads: floorThreads)),
+            floorRow.status == .ok,
+            floorRow.repetitions.count == row.repetitions.count
+        {
             let paired = zip(row.repetitions, floorRow.repetitions).map { $0.nsPerElement / $1.nsPerElement }
             if paired.allSatisfy({ $0 > 0 && $0.isFinite }) { result.append((.nsPerElementVsFloor, paired)) }
         }
@@ -144,8 +151,10 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// runs still differ a little in start-up work); an increase above 0.5% is a regression.
     static let instructionTolerance = 0.005
 
-    public static func compare(baseline: ResultsFile, current: ResultsFile, minEffect: Double = 0.05,
-                               noise: NoiseProfile? = nil) -> Comparison {
+    public static func compare(
+        baseline: ResultsFile, current: ResultsFile, minEffect: Double = 0.05,
+        noise: NoiseProfile? = nil
+    ) -> Comparison {
         let base = Dictionary(baseline.rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         var rows: [Row] = []
         var seen = Set<RowKey>()
@@ -160,7 +169,8 @@ public struct Comparison: Codable, Equatable, Sendable {
         for cur in current.rows {
             seen.insert(cur.key)
             func row(_ metric: Metric, exact: Bool, verdict: Verdict) -> Row {
-                Row(scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: metric,
+                Row(
+                    scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: metric,
                     exact: exact, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil, verdict: verdict)
             }
             guard let old = base[cur.key], old.status == .ok, !old.repetitions.isEmpty else {
@@ -173,48 +183,65 @@ public struct Comparison: Codable, Equatable, Sendable {
                 rows.append(r)
                 continue
             }
-            let oldSamples = Dictionary(timingSamples(old, in: baseline).map { ($0.metric, $0.samples) }, uniquingKeysWith: { a, _ in a })
+            let oldSamples = Dictionary(
+                timingSamples(old, in: baseline).map { ($0.metric, $0.samples) }, uniquingKeysWith: { a, _ in a })
             for (name, b) in timingSamples(cur, in: current) {
                 guard let a = oldSamples[name] else { continue }
                 let drift = noise?.driftSD(cur.key, name)
-                var r = timing(name, baseline: a, current: b, driftSD: drift ?? 0, driftRuns: noise?.runs,
-                               decisionTail: decisionTail, minEffect: minEffect)
+                var r = timing(
+                    name, baseline: a, current: b, driftSD: drift ?? 0, driftRuns: noise?.runs,
+                    decisionTail: decisionTail, minEffect: minEffect)
                 (r.scenario, r.design, r.threads) = (cur.scenario.rawValue, cur.design, cur.threads)
                 r.driftSD = drift
-                if drift == nil && (r.verdict == .regression || r.verdict == .improvement) { r.verdict = .noDriftEstimate }
+                if drift == nil && (r.verdict == .regression || r.verdict == .improvement) {
+                    r.verdict = .noDriftEstimate
+                }
                 rows.append(r)
             }
             guard allocationsAreExact(cur) else { continue }  // compared above, like a timing
             let a = Statistics.median(old.repetitions.map(\.allocationsPerElement))
             let b = Statistics.median(cur.repetitions.map(\.allocationsPerElement))
-            let verdict: Verdict = b - a > allocationTolerance ? .regression : a - b > allocationTolerance ? .improvement : .unchanged
-            rows.append(Row(scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads,
-                            metric: .allocationsPerElement, exact: true, baseline: a, current: b,
-                            ratio: a > 0 ? b / a : nil, ciLow: nil, ciHigh: nil, verdict: verdict))
+            let verdict: Verdict =
+                b - a > allocationTolerance ? .regression : a - b > allocationTolerance ? .improvement : .unchanged
+            rows.append(
+                Row(
+                    scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads,
+                    metric: .allocationsPerElement, exact: true, baseline: a, current: b,
+                    ratio: a > 0 ? b / a : nil, ciLow: nil, ciHigh: nil, verdict: verdict))
         }
         for old in baseline.rows where !seen.contains(old.key) {
-            rows.append(Row(scenario: old.scenario.rawValue, design: old.design, threads: old.threads, metric: .all,
-                            exact: false, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil,
-                            verdict: .onlyInBaseline))
+            rows.append(
+                Row(
+                    scenario: old.scenario.rawValue, design: old.design, threads: old.threads, metric: .all,
+                    exact: false, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil,
+                    verdict: .onlyInBaseline))
         }
         let oldProfiles = Dictionary((baseline.profiles ?? []).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         let newProfiles = Set((current.profiles ?? []).map(\.key))
         for old in baseline.profiles ?? [] where !newProfiles.contains(old.key) {
-            rows.append(Row(scenario: old.scenario.rawValue, design: old.design, threads: 1, metric: .instructionsPerElement,
-                            exact: true, baseline: old.instructionsPerElement, current: nil, ratio: nil, ciLow: nil, ciHigh: nil,
-                            verdict: .onlyInBaseline))
+            rows.append(
+                Row(
+                    scenario: old.scenario.rawValue, design: old.design, threads: 1, metric: .instructionsPerElement,
+                    exact: true, baseline: old.instructionsPerElement, current: nil, ratio: nil, ciLow: nil,
+                    ciHigh: nil,
+                    verdict: .onlyInBaseline))
         }
         for p in current.profiles ?? [] {
             guard let old = oldProfiles[p.key] else { continue }
             let ratio = p.instructionsPerElement / old.instructionsPerElement
-            let verdict: Verdict = ratio > 1 + instructionTolerance ? .regression
+            let verdict: Verdict =
+                ratio > 1 + instructionTolerance
+                ? .regression
                 : ratio < 1 - instructionTolerance ? .improvement : .unchanged
-            rows.append(Row(scenario: p.scenario.rawValue, design: p.design, threads: 1, metric: .instructionsPerElement,
-                            exact: true, baseline: old.instructionsPerElement, current: p.instructionsPerElement,
-                            ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict))
+            rows.append(
+                Row(
+                    scenario: p.scenario.rawValue, design: p.design, threads: 1, metric: .instructionsPerElement,
+                    exact: true, baseline: old.instructionsPerElement, current: p.instructionsPerElement,
+                    ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict))
         }
-        return Comparison(baselineCommit: baseline.machine.gitCommit, currentCommit: current.machine.gitCommit,
-                          minEffect: minEffect, decisionLevel: 1 - 2 * decisionTail, noiseProfile: noise?.machineId, rows: rows)
+        return Comparison(
+            baselineCommit: baseline.machine.gitCommit, currentCommit: current.machine.gitCommit,
+            minEffect: minEffect, decisionLevel: 1 - 2 * decisionTail, noiseProfile: noise?.machineId, rows: rows)
     }
 
     /// One timing comparison of `metric` (scenario, design and threads left blank for the
@@ -222,15 +249,18 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// by `driftSD`.
     /// `reportInterval: false` skips the 95% interval (the synthetic trials need only the verdict).
     /// `driftRuns`: how many A/A runs `driftSD` was estimated from (nil: known exactly).
-    public static func timing(_ metric: Metric, baseline a: [Double], current b: [Double], driftSD: Double,
-                              driftRuns: Int? = nil, decisionTail: Double, minEffect: Double,
-                              reportInterval: Bool = true) -> Row {
+    public static func timing(
+        _ metric: Metric, baseline a: [Double], current b: [Double], driftSD: Double,
+        driftRuns: Int? = nil, decisionTail: Double, minEffect: Double,
+        reportInterval: Bool = true
+    ) -> Row {
         let ba = MedianBootstrap(a), bb = MedianBootstrap(b)
         let ratio = bb.median / ba.median
         func widened(tail: Double) -> (Double, Double) {
             let (low, high) = MedianBootstrap.ratioInterval(baseline: ba, current: bb, tail: tail)
             guard driftSD > 0 else { return (low, high) }
-            let quantile = driftRuns.map { Statistics.studentTQuantile(1 - tail, degreesOfFreedom: max(1, $0 - 1)) }
+            let quantile =
+                driftRuns.map { Statistics.studentTQuantile(1 - tail, degreesOfFreedom: max(1, $0 - 1)) }
                 ?? Statistics.normalQuantile(1 - tail)
             let d = log(ratio), w = quantile * 2.0.squareRoot() * driftSD
             let down = max(0, d - log(low)), up = max(0, log(high) - d)
@@ -238,10 +268,11 @@ public struct Comparison: Codable, Equatable, Sendable {
         }
         let (decisionLow, decisionHigh) = widened(tail: decisionTail)
         let (low, high) = reportInterval ? widened(tail: 0.025) : (decisionLow, decisionHigh)
-        return Row(scenario: "", design: "", threads: 0, metric: metric, exact: false,
-                   baseline: ba.median, current: bb.median, ratio: ratio, ciLow: low, ciHigh: high,
-                   verdict: verdict(low: decisionLow, high: decisionHigh, minEffect: minEffect),
-                   decisionLow: decisionLow, decisionHigh: decisionHigh)
+        return Row(
+            scenario: "", design: "", threads: 0, metric: metric, exact: false,
+            baseline: ba.median, current: bb.median, ratio: ratio, ciLow: low, ciHigh: high,
+            verdict: verdict(low: decisionLow, high: decisionHigh, minEffect: minEffect),
+            decisionLow: decisionLow, decisionHigh: decisionHigh)
     }
 
     /// The timing rule (see the type's documentation), on the decision interval.

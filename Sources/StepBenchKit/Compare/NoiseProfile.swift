@@ -60,14 +60,20 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     /// Builds the profile from A/A runs: the same build and configuration, separate processes.
     public static func measure(runs: [ResultsFile]) throws -> NoiseProfile {
         guard runs.count >= 3 else {
-            throw ResultsError("a noise profile needs at least 3 A/A runs of one build (got \(runs.count)); between-run drift cannot be estimated from fewer")
+            throw ResultsError(
+                "a noise profile needs at least 3 A/A runs of one build (got \(runs.count)); between-run drift cannot be estimated from fewer"
+            )
         }
         if let merged = runs.first(where: { $0.aggregation != nil }) {
-            throw ResultsError("a single-run noise profile needs the runs themselves, not merged files (\(merged.aggregation!)); profile a scripts/abtest session as interleaved processes instead")
+            throw ResultsError(
+                "a single-run noise profile needs the runs themselves, not merged files (\(merged.aggregation!)); profile a scripts/abtest session as interleaved processes instead"
+            )
         }
         let machine = runs[0].machine
         for run in runs where run.machine.machineID != machine.machineID {
-            throw ResultsError("the A/A runs come from different machine kinds (\(machine.machineID), \(run.machine.machineID)); a noise profile is per machine kind")
+            throw ResultsError(
+                "the A/A runs come from different machine kinds (\(machine.machineID), \(run.machine.machineID)); a noise profile is per machine kind"
+            )
         }
         var entries: [Entry] = []
         for row in runs[0].rows where row.status == .ok {
@@ -76,10 +82,13 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                 var repetitions = 0
                 for run in runs {
                     guard let other = run.row(row.key), other.status == .ok,
-                          let samples = Comparison.timingSamples(other, in: run).first(where: { $0.metric == metric })?.samples,
-                          samples.allSatisfy({ $0 > 0 })
+                        let samples = Comparison.timingSamples(other, in: run).first(where: { $0.metric == metric })?
+                            .samples,
+                        samples.allSatisfy({ $0 > 0 })
                     else {
-                        throw ResultsError("run \(run.machine.gitCommit.prefix(10)) at \(run.createdAt) lacks \(row.key) \(metric.rawValue); A/A runs must share one configuration")
+                        throw ResultsError(
+                            "run \(run.machine.gitCommit.prefix(10)) at \(run.createdAt) lacks \(row.key) \(metric.rawValue); A/A runs must share one configuration"
+                        )
                     }
                     let logMedian = log(Statistics.median(samples))
                     logMedians.append(logMedian)
@@ -88,17 +97,20 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                     repetitions = samples.count
                 }
                 let mean = logMedians.reduce(0, +) / Double(logMedians.count)
-                let between = (logMedians.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(logMedians.count - 1)).squareRoot()
+                let between = (logMedians.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(logMedians.count - 1))
+                    .squareRoot()
                 let sampling = (samplingVariances.reduce(0, +) / Double(samplingVariances.count)).squareRoot()
-                entries.append(Entry(
-                    scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
-                    repetitions: repetitions, samplingSD: sampling, betweenSD: between,
-                    driftSD: max(0, between * between - sampling * sampling).squareRoot(),
-                    residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
+                entries.append(
+                    Entry(
+                        scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
+                        repetitions: repetitions, samplingSD: sampling, betweenSD: between,
+                        driftSD: max(0, between * between - sampling * sampling).squareRoot(),
+                        residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
             }
         }
-        return NoiseProfile(schema: currentSchema, machineId: machine.machineID, gitCommit: machine.gitCommit,
-                            createdAt: ISO8601DateFormatter().string(from: Date()), runs: runs.count, entries: entries)
+        return NoiseProfile(
+            schema: currentSchema, machineId: machine.machineID, gitCommit: machine.gitCommit,
+            createdAt: ISO8601DateFormatter().string(from: Date()), runs: runs.count, entries: entries)
     }
 
     /// The profile of the interleaved protocol, from an A/A session: `processes` are the runs of
@@ -108,7 +120,9 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     /// synthetic trials do not assume so). `samplesPerSide` processes make one side.
     public static func measureInterleaved(processes: [ResultsFile], samplesPerSide: Int) throws -> NoiseProfile {
         guard processes.count >= 6, samplesPerSide >= 3, processes.count == 2 * samplesPerSide else {
-            throw ResultsError("an interleaved noise profile needs both sides' processes: 2 × \(samplesPerSide) files, at least 3 per side (got \(processes.count))")
+            throw ResultsError(
+                "an interleaved noise profile needs both sides' processes: 2 × \(samplesPerSide) files, at least 3 per side (got \(processes.count))"
+            )
         }
         let merged = try ResultsFile.mergedPerProcess(processes)
         var entries: [Entry] = []
@@ -118,18 +132,21 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                 let center = Statistics.median(logs)
                 let residuals = logs.map { $0 - center }
                 let between = (residuals.map { $0 * $0 }.reduce(0, +) / Double(residuals.count - 1)).squareRoot()
-                entries.append(Entry(
-                    scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
-                    repetitions: samplesPerSide,
-                    // sd of a median of K processes: 1.2533·σ/√K, σ from the residuals' MAD (the
-                    // bootstrap of 20 values understates it: their median has few distinct values).
-                    samplingSD: 1.2533 * 1.4826 * Statistics.median(residuals.map(abs)) / Double(samplesPerSide).squareRoot(),
-                    betweenSD: between, driftSD: 0,
-                    residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
+                entries.append(
+                    Entry(
+                        scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
+                        repetitions: samplesPerSide,
+                        // sd of a median of K processes: 1.2533·σ/√K, σ from the residuals' MAD (the
+                        // bootstrap of 20 values understates it: their median has few distinct values).
+                        samplingSD: 1.2533 * 1.4826 * Statistics.median(residuals.map(abs))
+                            / Double(samplesPerSide).squareRoot(),
+                        betweenSD: between, driftSD: 0,
+                        residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
             }
         }
-        var profile = NoiseProfile(schema: currentSchema, machineId: merged.machine.machineID, gitCommit: merged.machine.gitCommit,
-                                   createdAt: ISO8601DateFormatter().string(from: Date()), runs: processes.count, entries: entries)
+        var profile = NoiseProfile(
+            schema: currentSchema, machineId: merged.machine.machineID, gitCommit: merged.machine.gitCommit,
+            createdAt: ISO8601DateFormatter().string(from: Date()), runs: processes.count, entries: entries)
         profile.method = "interleaved-processes"
         return profile
     }
@@ -137,7 +154,9 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     public static func read(_ url: URL) throws -> NoiseProfile {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw ResultsError("\(url.path): cannot read the noise profile (\(error.localizedDescription)); write one with `scripts/regress --update-baseline` or `stepbench noise`")
+            throw ResultsError(
+                "\(url.path): cannot read the noise profile (\(error.localizedDescription)); write one with `scripts/regress --update-baseline` or `stepbench noise`"
+            )
         }
         let profile: NoiseProfile
         do { profile = try JSONDecoder().decode(NoiseProfile.self, from: data) } catch {

@@ -80,8 +80,10 @@ public struct MedianBootstrap: Sendable {
     }
 
     /// The (low, high) quantiles at `tail` and 1 − `tail` of median(current) / median(baseline).
-    public static func ratioInterval(baseline a: MedianBootstrap, current b: MedianBootstrap,
-                                     tail: Double) -> (low: Double, high: Double) {
+    public static func ratioInterval(
+        baseline a: MedianBootstrap, current b: MedianBootstrap,
+        tail: Double
+    ) -> (low: Double, high: Double) {
         func quantile(_ q: Double) -> Double {
             var lo = b.logValues.first! - a.logValues.last! - 1e-9, hi = b.logValues.last! - a.logValues.first! + 1e-9
             for _ in 0..<48 {  // the range is a few tenths in log space: 2⁻⁴⁸ of it is far below any digit shown

@@ -39,8 +39,10 @@ public enum Statistics {
 
     /// 95% percentile-bootstrap interval of the median: resample with replacement
     /// `resamples` times, take the 2.5% and 97.5% quantiles of the resampled medians.
-    public static func bootstrapMedianCI(_ values: [Double], resamples: Int = 2_000,
-                                         seed: UInt64 = 0x5EED) -> (low: Double, high: Double) {
+    public static func bootstrapMedianCI(
+        _ values: [Double], resamples: Int = 2_000,
+        seed: UInt64 = 0x5EED
+    ) -> (low: Double, high: Double) {
         precondition(!values.isEmpty, "confidence interval of no values")
         guard values.count > 1 else { return (values[0], values[0]) }
         var rng = SplitMix64(seed: seed)

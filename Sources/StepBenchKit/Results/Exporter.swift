@@ -33,8 +33,10 @@ public enum Exporter {
             guard let s = row.summary else { continue }
             func add(_ metric: Metric, _ e: ResultsFile.Estimate?) {
                 guard let e else { return }
-                out.append(Figure(scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
-                                  median: e.median, ciLow: e.ciLow, ciHigh: e.ciHigh))
+                out.append(
+                    Figure(
+                        scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
+                        median: e.median, ciLow: e.ciLow, ciHigh: e.ciHigh))
             }
             add(.nsPerElement, s.nsPerElement)
             add(.elementsPerSecond, s.elementsPerSecond)
@@ -64,9 +66,12 @@ public enum Exporter {
     public static func csv(_ file: ResultsFile) -> String {
         var lines = ["scenario,design,threads,metric,unit,median,ci_low,ci_high,repetitions,machine,commit,created_at"]
         for m in figures(file) {
-            lines.append([m.scenario, m.design, String(m.threads), m.name, m.unit, number(m.median), number(m.ciLow),
-                          number(m.ciHigh), String(file.configuration.repetitions), file.machine.machineID,
-                          file.machine.gitCommit, file.createdAt].joined(separator: ","))
+            lines.append(
+                [
+                    m.scenario, m.design, String(m.threads), m.name, m.unit, number(m.median), number(m.ciLow),
+                    number(m.ciHigh), String(file.configuration.repetitions), file.machine.machineID,
+                    file.machine.gitCommit, file.createdAt,
+                ].joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -82,9 +87,12 @@ public enum Exporter {
 
     public static func githubActionBenchmark(_ file: ResultsFile) throws -> String {
         let entries = figures(file).filter(\.smallerIsBetter).map { m in
-            BenchmarkEntry(name: "\(m.scenario) \(m.design) x\(m.threads) \(m.name)", unit: m.unit, value: m.median,
-                           range: "± \(number((m.ciHigh - m.ciLow) / 2))",
-                           extra: "95% CI [\(number(m.ciLow)), \(number(m.ciHigh))]; \(file.configuration.repetitions) repetitions; commit \(file.machine.gitCommit.prefix(10)); \(file.machine.machineID)")
+            BenchmarkEntry(
+                name: "\(m.scenario) \(m.design) x\(m.threads) \(m.name)", unit: m.unit, value: m.median,
+                range: "± \(number((m.ciHigh - m.ciLow) / 2))",
+                extra:
+                    "95% CI [\(number(m.ciLow)), \(number(m.ciHigh))]; \(file.configuration.repetitions) repetitions; commit \(file.machine.gitCommit.prefix(10)); \(file.machine.machineID)"
+            )
         }
         return try JSONOutput.string(entries) + "\n"
     }
@@ -95,15 +103,21 @@ public enum Exporter {
     /// such run of a machine kind on the same point, each push overwriting the one before.
     public static func influx(_ file: ResultsFile) throws -> String {
         guard let start = runStart(file.createdAt) else {
-            throw ResultsError("createdAt '\(file.createdAt)' is not an ISO 8601 time such as 2026-11-22T20:21:16Z; InfluxDB points are stamped with the run's start")
+            throw ResultsError(
+                "createdAt '\(file.createdAt)' is not an ISO 8601 time such as 2026-11-22T20:21:16Z; InfluxDB points are stamped with the run's start"
+            )
         }
         let timestamp = Int64(start.timeIntervalSince1970.rounded(.down)) * 1_000_000_000
         var points: [String] = []
         var grouped: [(key: String, fields: [String])] = []
         for m in figures(file) {
-            let key = "stepbench,machine=\(escape(file.machine.machineID)),scenario=\(escape(m.scenario)),design=\(escape(m.design)),threads=\(m.threads)"
-            if grouped.last?.key == key { grouped[grouped.count - 1].fields.append("\(m.name)=\(number(m.median))") }
-            else { grouped.append((key, ["\(m.name)=\(number(m.median))"])) }
+            let key =
+                "stepbench,machine=\(escape(file.machine.machineID)),scenario=\(escape(m.scenario)),design=\(escape(m.design)),threads=\(m.threads)"
+            if grouped.last?.key == key {
+                grouped[grouped.count - 1].fields.append("\(m.name)=\(number(m.median))")
+            } else {
+                grouped.append((key, ["\(m.name)=\(number(m.median))"]))
+            }
         }
         for g in grouped { points.append("\(g.key) \(g.fields.joined(separator: ",")) \(timestamp)") }
         return points.joined(separator: "\n") + "\n"

@@ -38,9 +38,9 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
 
     public static var buildConfigurationOfThisBinary: String {
         #if DEBUG
-        "debug"
+            "debug"
         #else
-        "release"
+            "release"
         #endif
     }
 
@@ -49,9 +49,10 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
         // Under `stepbench profile` the fingerprint of the inner runs is thrown away; spawning
         // git and swift there would only add instruction-count noise.
         if ProcessInfo.processInfo.environment["STEPBENCH_PROFILED_RUN"] == "1" {
-            return MachineFingerprint(cpuModel: "profiled", cores: ProcessInfo.processInfo.activeProcessorCount,
-                                      kernel: "", swiftVersion: "", gitCommit: "", gitDirty: false,
-                                      buildConfiguration: buildConfigurationOfThisBinary, allocator: "")
+            return MachineFingerprint(
+                cpuModel: "profiled", cores: ProcessInfo.processInfo.activeProcessorCount,
+                kernel: "", swiftVersion: "", gitCommit: "", gitDirty: false,
+                buildConfiguration: buildConfigurationOfThisBinary, allocator: "")
         }
         let model = currentCPUModel
         var uts = utsname()
@@ -59,12 +60,14 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
         let release = withUnsafeBytes(of: &uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let commit = run("git", ["-C", directory, "rev-parse", "HEAD"]) ?? "unknown"
         let dirty = !(run("git", ["-C", directory, "status", "--porcelain", "--untracked-files=no"]) ?? "").isEmpty
-        let swift = ProcessInfo.processInfo.environment["STEPBENCH_SWIFT_VERSION"]
+        let swift =
+            ProcessInfo.processInfo.environment["STEPBENCH_SWIFT_VERSION"]
             ?? run("swift", ["--version"])?.split(separator: "\n").first.map(String.init) ?? "unknown"
-        return MachineFingerprint(cpuModel: model, cores: ProcessInfo.processInfo.activeProcessorCount,
-                                  kernel: "Linux \(release)", swiftVersion: swift, gitCommit: commit,
-                                  gitDirty: dirty, buildConfiguration: buildConfigurationOfThisBinary,
-                                  allocator: AllocationCounter.allocatorDescription)
+        return MachineFingerprint(
+            cpuModel: model, cores: ProcessInfo.processInfo.activeProcessorCount,
+            kernel: "Linux \(release)", swiftVersion: swift, gitCommit: commit,
+            gitDirty: dirty, buildConfiguration: buildConfigurationOfThisBinary,
+            allocator: AllocationCounter.allocatorDescription)
     }
 
     /// Runs a command; its trimmed stdout, or nil if it failed.

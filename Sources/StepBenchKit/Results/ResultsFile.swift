@@ -174,11 +174,13 @@ public struct ResultsFile: Codable, Equatable, Sendable {
                         summary.latencyP50RatioToFloor = p50.median / floorP50.median
                     }
                     if summary.nsPerElement.ciHigh < floor.nsPerElement.ciLow {
-                        warnings.append(String(
-                            format: "%@ %@ ×%d: %.1f ns/element [%.1f, %.1f] beats its floor %@ at %.1f [%.1f, %.1f]: a harness defect",
-                            row.scenario.rawValue, row.design, row.threads, summary.nsPerElement.median,
-                            summary.nsPerElement.ciLow, summary.nsPerElement.ciHigh, floorKind.rawValue,
-                            floor.nsPerElement.median, floor.nsPerElement.ciLow, floor.nsPerElement.ciHigh))
+                        warnings.append(
+                            String(
+                                format:
+                                    "%@ %@ ×%d: %.1f ns/element [%.1f, %.1f] beats its floor %@ at %.1f [%.1f, %.1f]: a harness defect",
+                                row.scenario.rawValue, row.design, row.threads, summary.nsPerElement.median,
+                                summary.nsPerElement.ciLow, summary.nsPerElement.ciHigh, floorKind.rawValue,
+                                floor.nsPerElement.median, floor.nsPerElement.ciLow, floor.nsPerElement.ciHigh))
                     }
                 }
             }
@@ -218,7 +220,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
             throw ResultsError("\(url.path): not a JSON results file")
         }
         guard let schema = header.schema, readableSchemas.contains(schema) else {
-            throw ResultsError("\(url.path): schema is \(header.schema.map { "'\($0)'" } ?? "missing"), expected \(readableSchemas.map { "'\($0)'" }.joined(separator: " or ")); re-run `stepbench run` or use a matching stepbench version")
+            throw ResultsError(
+                "\(url.path): schema is \(header.schema.map { "'\($0)'" } ?? "missing"), expected \(readableSchemas.map { "'\($0)'" }.joined(separator: " or ")); re-run `stepbench run` or use a matching stepbench version"
+            )
         }
         do { return try JSONDecoder().decode(ResultsFile.self, from: data) } catch {
             throw ResultsError("\(url.path): malformed \(currentSchema) file (\(error))")

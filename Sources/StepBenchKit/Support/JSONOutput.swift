@@ -12,5 +12,7 @@ public enum JSONOutput {
 
     public static func encode(_ value: some Encodable) throws -> Data { try encoder().encode(value) }
 
-    public static func string(_ value: some Encodable) throws -> String { String(decoding: try encode(value), as: UTF8.self) }
+    public static func string(_ value: some Encodable) throws -> String {
+        String(decoding: try encode(value), as: UTF8.self)
+    }
 }

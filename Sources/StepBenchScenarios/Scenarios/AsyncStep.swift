@@ -22,7 +22,8 @@ enum AsyncStep {
         func cancel() { cancelled.store(true, ordering: .releasing) }
 
         /// Emits until done; returns early if cancelled or `stop()` (the scenario gave up).
-        func emit<S: Subscriber>(_ count: Int, to subscriber: S, stop: () -> Bool) where S.Input == Int, S.Failure == Never {
+        func emit<S: Subscriber>(_ count: Int, to subscriber: S, stop: () -> Bool)
+        where S.Input == Int, S.Failure == Never {
             subscriber.receive(subscription: self)
             for value in 0..<count {
                 var stopped = false  // cancel and stop are checked at every poll
@@ -69,8 +70,10 @@ enum AsyncStep {
             case .completion: shared.check.finish()
             }
         }
-        return try handOff("async-step \(design)", shared, n, subscriber: Unchecked(AnySubscriber(subscriber)),
-                           upstream: SpinUpstream()) {
+        return try handOff(
+            "async-step \(design)", shared, n, subscriber: Unchecked(AnySubscriber(subscriber)),
+            upstream: SpinUpstream()
+        ) {
             promise, _ in promise(.more)
         }
     }
@@ -126,8 +129,10 @@ enum FloorAsync {
 
     static func run(elements n: Int) throws -> RepetitionResult {
         let shared = AsyncStep.Shared<Bool>()
-        return try AsyncStep.handOff("floor-async", shared, n, subscriber: Unchecked(AnySubscriber(Receiver(shared))),
-                                     upstream: AsyncStep.SpinUpstream()) { _, upstream in upstream.request(.max(1)) }
+        return try AsyncStep.handOff(
+            "floor-async", shared, n, subscriber: Unchecked(AnySubscriber(Receiver(shared))),
+            upstream: AsyncStep.SpinUpstream()
+        ) { _, upstream in upstream.request(.max(1)) }
     }
 }
 
@@ -160,7 +165,9 @@ enum FloorPingPong {
         done.store(true, ordering: .releasing)
         try partnerDone.wait(timeout: 60, what: "floor-pingpong: partner exit")
         let latency = result.withLock { $0 }!
-        try verify(latency.histogram.totalCount == UInt64(n), "floor-pingpong: \(latency.histogram.totalCount) of \(n) hand-offs")
+        try verify(
+            latency.histogram.totalCount == UInt64(n),
+            "floor-pingpong: \(latency.histogram.totalCount) of \(n) hand-offs")
         return RepetitionResult(meter: meter, elements: n, latency: latency.summary)
     }
 }

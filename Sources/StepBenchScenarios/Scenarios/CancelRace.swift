@@ -45,8 +45,10 @@ enum CancelRace {
 
     /// The scenario's body: per round, `prepare` makes the subscriber (sets `round.target`) and
     /// returns how to subscribe it; the cancellers race to cancel it.
-    static func race(_ name: String, threads: Int, rounds: Int,
-                     prepare: (Round, CountingUpstream) -> () -> Void) throws -> RepetitionResult {
+    static func race(
+        _ name: String, threads: Int, rounds: Int,
+        prepare: (Round, CountingUpstream) -> () -> Void
+    ) throws -> RepetitionResult {
         precondition(threads >= 2)
         let cancellers = threads - 1
         let round = Round()

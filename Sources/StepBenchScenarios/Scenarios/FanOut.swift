@@ -25,8 +25,10 @@ enum FanOut {
 
     /// `threads` pipelines, each `subscribe(upstream, check)` on its own thread; they start
     /// together (parked until the window opens) and each verifies its own outcome.
-    static func pipelines(_ name: String, threads: Int, n: Int,
-                          subscribe: @escaping @Sendable (CountingUpstream, OrderCheck) -> Void) throws -> RepetitionResult {
+    static func pipelines(
+        _ name: String, threads: Int, n: Int,
+        subscribe: @escaping @Sendable (CountingUpstream, OrderCheck) -> Void
+    ) throws -> RepetitionResult {
         let go = DispatchSemaphore(value: 0)
         let ready = Latch(count: threads)
         let done = Latch(count: threads)

@@ -87,8 +87,10 @@ final class SeedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
             guard case .subscribing(let stepper) = l_state else {
                 return { subscription.cancel() }
             }
-            l_state = .subscribed(.init(stepper: stepper, subscription: subscription,
-                                        validPromiseId: noPromiseId))
+            l_state = .subscribed(
+                .init(
+                    stepper: stepper, subscription: subscription,
+                    validPromiseId: noPromiseId))
             return { subscription.request(.max(1)) }
         }
         action()
@@ -184,9 +186,9 @@ final class SeedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
     }
 }
 
-fileprivate extension NSLock {
+extension NSLock {
     @inline(__always)
-    func sync<Answer>(_ body: () -> Answer) -> Answer {
+    fileprivate func sync<Answer>(_ body: () -> Answer) -> Answer {
         lock()
         defer { unlock() }
         return body()

@@ -1,6 +1,7 @@
 import Foundation
-import TestSupport
 @preconcurrency import OpenCombine
+import TestSupport
+
 @testable import Stepping
 
 /// Lets an asynchronous design finish everything it has accepted (no-op for synchronous ones),
@@ -22,7 +23,9 @@ let testedDesigns: [SteppingDesign] = {
     let raw = ProcessInfo.processInfo.environment["STEPBENCH_EXCLUDE_DESIGNS"] ?? ""
     let names = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     for name in names where SteppingDesign(rawValue: name) == nil {
-        fatalError("STEPBENCH_EXCLUDE_DESIGNS names unknown design '\(name)'; designs are \(SteppingDesign.allCases.map(\.rawValue))")
+        fatalError(
+            "STEPBENCH_EXCLUDE_DESIGNS names unknown design '\(name)'; designs are \(SteppingDesign.allCases.map(\.rawValue))"
+        )
     }
     return SteppingDesign.allCases.filter { !names.contains($0.rawValue) }
 }()

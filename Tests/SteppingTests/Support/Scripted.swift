@@ -1,6 +1,7 @@
 import Foundation
-import TestSupport
 @preconcurrency import OpenCombine
+import TestSupport
+
 @testable import Stepping
 
 /// One design driven by hand: a recording subscription, a probe stepper, the subscriber.
