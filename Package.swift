@@ -1,9 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// scripts/test's ThreadSanitizer pass sets STEPBENCH_TSAN=1: it then builds only the Stepping
-// library and its tests, because the measuring targets link jemalloc, whose malloc would
-// replace the one ThreadSanitizer must intercept.
+// scripts/test's ThreadSanitizer pass sets STEPBENCH_TSAN=1: it then builds only what links no
+// allocator (the Stepping library, the scenarios, the test support, the Stepping tests and the
+// torture child), because the measuring targets link jemalloc, whose malloc would replace the
+// one ThreadSanitizer must intercept.
 //
 // Allocators: `stepbench` (StepBenchKit) links jemalloc and reads its exact statistics; the
 // package-benchmark suite (Benchmarks/SteppingBenchmarks) counts mallocs with
@@ -17,10 +18,26 @@ var targets: [Target] = [
         name: "Stepping",
         dependencies: [.product(name: "OpenCombine", package: "OpenCombine")]
     ),
+    .target(
+        name: "StepBenchScenarios",
+        dependencies: [
+            "Stepping",
+            .product(name: "OpenCombine", package: "OpenCombine"),
+            .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+        ]
+    ),
+    // Helpers of every test target and the torture child; the tests take the suite's own
+    // upstream and generator from StepBenchScenarios.
+    .target(
+        name: "TestSupport",
+        dependencies: ["Stepping", "StepBenchScenarios"],
+        path: "Tests/TestSupport"
+    ),
     .testTarget(
         name: "SteppingTests",
         dependencies: [
-            "Stepping",
+            "Stepping", "StepBenchScenarios", "TestSupport",
             .product(name: "OpenCombine", package: "OpenCombine"),
             .product(name: "OpenCombineDispatch", package: "OpenCombine"),
         ]
@@ -29,7 +46,7 @@ var targets: [Target] = [
     // so that a case that crashes or deadlocks one design cannot hide the others.
     .executableTarget(
         name: "SteppingTorture",
-        dependencies: ["Stepping", .product(name: "OpenCombine", package: "OpenCombine")],
+        dependencies: ["Stepping", "TestSupport", .product(name: "OpenCombine", package: "OpenCombine")],
         path: "Tests/SteppingTorture"
     ),
 ]
@@ -43,15 +60,6 @@ if !tsanOnly {
             providers: [.apt(["libjemalloc-dev"])]
         ),
         .target(name: "CJemallocConfig"),
-        .target(
-            name: "StepBenchScenarios",
-            dependencies: [
-                "Stepping",
-                .product(name: "OpenCombine", package: "OpenCombine"),
-                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ]
-        ),
         .target(
             name: "StepBenchKit",
             dependencies: ["Stepping", "StepBenchScenarios", "CJemalloc", "CJemallocConfig"]
@@ -67,7 +75,7 @@ if !tsanOnly {
         .testTarget(
             name: "StepBenchKitTests",
             dependencies: [
-                "StepBenchKit", "StepBenchScenarios", "StepBenchCLI", "Stepping",
+                "StepBenchKit", "StepBenchScenarios", "StepBenchCLI", "Stepping", "TestSupport",
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),

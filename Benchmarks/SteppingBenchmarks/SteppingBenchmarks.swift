@@ -46,12 +46,14 @@ let benchmarks: @Sendable () -> Void = {
                 thresholds: thresholds(scenario, design))
             Benchmark(name, configuration: configuration) { benchmark in
                 let handle = BenchmarkHandle(benchmark: benchmark)
-                MeterHooks.install(MeterHooks(
-                    countAllocations: { 0 },  // malloc-interposer counts them for package-benchmark
-                    didStart: { handle.benchmark.startMeasurement() },
-                    willStop: { handle.benchmark.stopMeasurement() }))
+                MeterHooks.install(
+                    MeterHooks(
+                        countAllocations: { 0 },  // malloc-interposer counts them for package-benchmark
+                        didStart: { handle.benchmark.startMeasurement() },
+                        willStop: { handle.benchmark.stopMeasurement() }))
                 do {
-                    _ = try scenario.run(design: design, threads: scenario.suiteThreads, elements: scenario.suiteElements)
+                    _ = try scenario.run(
+                        design: design, threads: scenario.suiteThreads, elements: scenario.suiteElements)
                 } catch {
                     benchmark.error("\(name): \(error)")
                 }

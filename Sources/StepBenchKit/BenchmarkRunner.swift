@@ -1,6 +1,6 @@
 import Foundation
-import Stepping
 import StepBenchScenarios
+import Stepping
 
 /// Runs a configuration: a warm-up of every combination, then rounds of one repetition of each,
 /// so that drift on a shared machine hits all of them alike. Within a round the order is
@@ -29,13 +29,14 @@ public struct BenchmarkRunner {
     public var combinations: [Combination] {
         var result: [Combination] = []
         for scenario in configuration.scenarios {
-            let elements = configuration.elements ?? scenario.elements(configuration.profile)
+            let elements = configuration.elements ?? scenario.elements(configuration.preset)
             for threads in scenario.threadCounts(requested: configuration.threads) {
                 if scenario.isFloor {
                     result.append(Combination(scenario: scenario, design: nil, threads: threads, elements: elements))
                 } else {
                     for design in configuration.designs {
-                        result.append(Combination(scenario: scenario, design: design, threads: threads, elements: elements))
+                        result.append(
+                            Combination(scenario: scenario, design: design, threads: threads, elements: elements))
                     }
                 }
             }
@@ -50,8 +51,12 @@ public struct BenchmarkRunner {
         var claimed = Set<Int>()
         var result: [[Int]] = []
         for (i, c) in combos.enumerated() where !c.scenario.isFloor && !claimed.contains(i) {
-            var block = combos.indices.filter { !combos[$0].scenario.isFloor && combos[$0].scenario == c.scenario && combos[$0].threads == c.threads }
-            if let floor = combos.indices.first(where: { combos[$0].scenario == c.scenario.floor && combos[$0].threads == c.threads }) {
+            var block = combos.indices.filter {
+                !combos[$0].scenario.isFloor && combos[$0].scenario == c.scenario && combos[$0].threads == c.threads
+            }
+            if let floor = combos.indices.first(where: {
+                combos[$0].scenario == c.scenario.floor && combos[$0].threads == c.threads
+            }) {
                 block.append(floor)
             }
             claimed.formUnion(block)
@@ -83,7 +88,8 @@ public struct BenchmarkRunner {
             let c = combos[i]
             let elapsed = Double(monotonicNanoseconds() - started) / 1e9
             let eta = done > 1 ? elapsed / Double(done - 1) * Double(total - done + 1) : 0
-            progress("[\(done)/\(total)] \(phase) \(c.label) — \(Self.duration(elapsed)) elapsed, ETA \(Self.duration(eta))")
+            progress(
+                "[\(done)/\(total)] \(phase) \(c.label) — \(Self.duration(elapsed)) elapsed, ETA \(Self.duration(eta))")
             guard failures[i] == nil else { return }
             do {
                 let r = try c.scenario.run(design: c.design, threads: c.threads, elements: elements)
@@ -95,7 +101,9 @@ public struct BenchmarkRunner {
         }
 
         if configuration.warmup {
-            for i in combos.indices { step(i, elements: max(1, combos[i].elements / 10), record: false, phase: "warm-up") }
+            for i in combos.indices {
+                step(i, elements: max(1, combos[i].elements / 10), record: false, phase: "warm-up")
+            }
         }
         for r in 0..<reps {
             for i in Self.order(blocks: blocks, seed: seed, round: r) {
@@ -106,19 +114,21 @@ public struct BenchmarkRunner {
         let rows = combos.indices.map { i -> ResultsFile.Row in
             let c = combos[i]
             let ok = failures[i] == nil && !raw[i].isEmpty
-            return ResultsFile.Row(scenario: c.scenario, design: c.design?.rawValue ?? "floor", threads: c.threads,
-                                   elements: c.elements, status: ok ? "ok" : "failed", failure: failures[i],
-                                   repetitions: raw[i], summary: ok ? ResultsFile.Summary(raw[i]) : nil,
-                                   allocationsExact: c.scenario.allocationsAreExact(design: c.design))
+            return ResultsFile.Row(
+                scenario: c.scenario, design: c.design?.rawValue ?? "floor", threads: c.threads,
+                elements: c.elements, status: ok ? .ok : .failed, failure: failures[i],
+                repetitions: raw[i], summary: ok ? ResultsFile.Summary(raw[i]) : nil,
+                allocationsExact: c.scenario.allocationsAreExact(design: c.design))
         }
         var file = ResultsFile(
             schema: ResultsFile.currentSchema,
             createdAt: ISO8601DateFormatter().string(from: Date()),
             machine: MachineFingerprint.current(),
-            configuration: .init(profile: configuration.profile, repetitions: reps, warmup: configuration.warmup,
-                                 threads: configuration.threads, elementsOverride: configuration.elements,
-                                 handoff: "spin-yield (spin \(SpinSlot<Int>.spinLimit) polls, then sched_yield); waiters park",
-                                 orderSeed: seed),
+            configuration: .init(
+                preset: configuration.preset, repetitions: reps, warmup: configuration.warmup,
+                threads: configuration.threads, elementsOverride: configuration.elements,
+                handoff: "spin-yield (spin \(SpinWait.polls) polls, then sched_yield); waiters park",
+                orderSeed: seed),
             rows: rows, peakRSSBytes: ResourceUsage.now().peakRSSBytes)
         file.catalog = .current
         file.computeRatios()
@@ -126,6 +136,7 @@ public struct BenchmarkRunner {
     }
 
     static func duration(_ seconds: Double) -> String {
-        seconds < 60 ? String(format: "%.0fs", seconds) : String(format: "%dm%02ds", Int(seconds) / 60, Int(seconds) % 60)
+        seconds < 60
+            ? String(format: "%.0fs", seconds) : String(format: "%dm%02ds", Int(seconds) / 60, Int(seconds) % 60)
     }
 }

@@ -1,5 +1,5 @@
-import Stepping
 import StepBenchScenarios
+import Stepping
 
 /// What exists and what is exact, as the scripts and the report read it
 /// (`stepbench list --format json`): the designs, the scenarios with their floors, element counts
@@ -47,25 +47,28 @@ public struct Catalog: Codable, Equatable, Sendable {
         func design(_ d: SteppingDesign?) -> String { d?.rawValue ?? "floor" }
         let scenarios = ScenarioKind.allCases.map { s -> Scenario in
             let candidates: [SteppingDesign?] = s.isFloor ? [nil] : SteppingDesign.allCases
-            return Scenario(name: s.rawValue, summary: s.summary, isFloor: s.isFloor, floor: s.floor?.rawValue,
-                            elementsQuick: s.elements(.quick), elementsFull: s.elements(.full),
-                            threads: s.threadCounts(requested: [1, 2, 4]),
-                            exactAllocations: candidates.filter { s.allocationsAreExact(design: $0) }.map(design))
+            return Scenario(
+                name: s.rawValue, summary: s.summary, isFloor: s.isFloor, floor: s.floor?.rawValue,
+                elementsQuick: s.elements(.quick), elementsFull: s.elements(.full),
+                threads: s.threadCounts(requested: [1, 2, 4]),
+                exactAllocations: candidates.filter { s.allocationsAreExact(design: $0) }.map(design))
         }
         let benchmarks = ScenarioKind.allCases.flatMap { s -> [Benchmark] in
             let candidates: [SteppingDesign?] = s.isFloor ? [nil] : SteppingDesign.allCases
             return candidates.map { d in
-                Benchmark(name: s.benchmarkName(design: d), scenario: s.rawValue, design: design(d),
-                          threads: s.suiteThreads, elements: s.suiteElements,
-                          exactAllocations: s.allocationsAreExact(design: d))
+                Benchmark(
+                    name: s.benchmarkName(design: d), scenario: s.rawValue, design: design(d),
+                    threads: s.suiteThreads, elements: s.suiteElements,
+                    exactAllocations: s.allocationsAreExact(design: d))
             }
         }
-        return Catalog(designs: SteppingDesign.allCases.map(\.rawValue),
-                       asynchronousDesigns: SteppingDesign.allCases.filter { !$0.deliversSynchronously }.map(\.rawValue),
-                       defaultDesign: SteppingDesign.default.rawValue,
-                       scenarios: scenarios, benchmarks: benchmarks,
-                       gateDesigns: SteppingDesign.allCases.filter { ScenarioKind.syncStep.allocationsAreExact(design: $0) }
-                           .map(\.rawValue),
-                       profiledScenarios: Profiler.scenarios.map(\.rawValue))
+        return Catalog(
+            designs: SteppingDesign.allCases.map(\.rawValue),
+            asynchronousDesigns: SteppingDesign.allCases.filter { !$0.deliversSynchronously }.map(\.rawValue),
+            defaultDesign: SteppingDesign.default.rawValue,
+            scenarios: scenarios, benchmarks: benchmarks,
+            gateDesigns: SteppingDesign.allCases.filter { ScenarioKind.syncStep.allocationsAreExact(design: $0) }
+                .map(\.rawValue),
+            profiledScenarios: Profiler.scenarios.map(\.rawValue))
     }
 }

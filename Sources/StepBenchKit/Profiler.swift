@@ -1,6 +1,6 @@
 import Foundation
-import Stepping
 import StepBenchScenarios
+import Stepping
 
 /// `stepbench profile`: exact instructions per element under valgrind's callgrind, and where
 /// they go, function by function.
@@ -32,6 +32,17 @@ public struct Profiler {
 
     public init() {}
 
+    /// Rejects scenarios that cannot be profiled exactly (more than one thread: the interleaving,
+    /// and so the count, varies).
+    public static func check(scenarios: [ScenarioKind]) throws {
+        for s in scenarios where !Self.scenarios.contains(s) {
+            throw ConfigurationError(
+                .scenarios,
+                "'\(s.rawValue)' cannot be profiled exactly (more than one thread); profiled scenarios: \(Self.scenarios.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
+    }
+
     public func profile(scenarios: [ScenarioKind], designs: [SteppingDesign]) throws -> [ResultsFile.ProfileRow] {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-profile-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
@@ -50,7 +61,9 @@ public struct Profiler {
                 let low = try count(binary, scenario, design, elementsLow, work)
                 let high = try count(binary, scenario, design, elementsHigh, work)
                 guard high.total > low.total else {
-                    throw ScenarioFailure("profile \(name): \(high.total) instructions for \(elementsHigh) elements, not more than \(low.total) for \(elementsLow)")
+                    throw ScenarioFailure(
+                        "profile \(name): \(high.total) instructions for \(elementsHigh) elements, not more than \(low.total) for \(elementsLow)"
+                    )
                 }
                 let span = Double(elementsHigh - elementsLow)
                 let perFunction = high.functions.map { function, cost in
@@ -59,11 +72,13 @@ public struct Profiler {
                 let top = perFunction.filter { $0.1 >= 0.5 }
                     .sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }  // ties by name: the same order every run
                     .prefix(Self.functionsKept)
-                rows.append(.init(scenario: scenario, design: design?.rawValue ?? "floor", elementsLow: elementsLow,
-                                  elementsHigh: elementsHigh, instructionsLow: low.total, instructionsHigh: high.total,
-                                  instructionsPerElement: Double(high.total - low.total) / span,
-                                  topFunctions: top.map { .init(function: demangle($0.0), instructionsPerElement: $0.1) },
-                                  collection: Self.collection(design)))
+                rows.append(
+                    .init(
+                        scenario: scenario, design: design?.rawValue ?? "floor", elementsLow: elementsLow,
+                        elementsHigh: elementsHigh, instructionsLow: low.total, instructionsHigh: high.total,
+                        instructionsPerElement: Double(high.total - low.total) / span,
+                        topFunctions: top.map { .init(function: demangle($0.0), instructionsPerElement: $0.1) },
+                        collection: Self.collection(design)))
             }
         }
         return rows
@@ -76,21 +91,29 @@ public struct Profiler {
 
     /// One callgrind run: the window's (or the process's) total and its exclusive instructions
     /// per function.
-    private func count(_ binary: URL, _ scenario: ScenarioKind, _ design: SteppingDesign?, _ elements: Int,
-                       _ work: URL) throws -> (total: UInt64, functions: [String: UInt64]) {
-        let out = work.appendingPathComponent("callgrind.\(scenario.rawValue).\(design?.rawValue ?? "floor").\(elements)")
+    private func count(
+        _ binary: URL, _ scenario: ScenarioKind, _ design: SteppingDesign?, _ elements: Int,
+        _ work: URL
+    ) throws -> (total: UInt64, functions: [String: UInt64]) {
+        let out = work.appendingPathComponent(
+            "callgrind.\(scenario.rawValue).\(design?.rawValue ?? "floor").\(elements)")
         var arguments = ["--tool=callgrind", "--callgrind-out-file=\(out.path)"]
         if Self.collection(design) == .measuredWindow { arguments.append("--toggle-collect=*MeasuredWindow*") }
-        arguments += [binary.path, "run",
-                         "--scenario", scenario.rawValue, "--elements", String(elements), "--repetitions", "1",
-                         "--no-warmup", "--threads", "1", "--pass", "timing", "--order-seed", "1",
-                         "--output", work.appendingPathComponent("r.json").path]
+        arguments += [
+            binary.path, "run",
+            "--scenario", scenario.rawValue, "--elements", String(elements), "--repetitions", "1",
+            "--no-warmup", "--threads", "1", "--pass", "timing", "--order-seed", "1",
+            "--output", work.appendingPathComponent("r.json").path,
+        ]
         if let design { arguments += ["--design", design.rawValue] }
         if MachineFingerprint.buildConfigurationOfThisBinary == "debug" { arguments.append("--allow-debug") }
         try run(valgrind, arguments)
         let text = try String(contentsOf: out, encoding: .utf8)
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("totals:") || $0.hasPrefix("summary:") }),
-              let total = UInt64(line.split(separator: " ").last ?? "") else {
+        guard
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("totals:") || $0.hasPrefix("summary:") }
+            ),
+            let total = UInt64(line.split(separator: " ").last ?? "")
+        else {
             throw ScenarioFailure("profile: no instruction total in \(out.lastPathComponent)")
         }
         let annotated = try run("callgrind_annotate", ["--inclusive=no", "--threshold=100", out.path])
@@ -98,10 +121,13 @@ public struct Profiler {
         for raw in annotated.split(separator: "\n") {
             // "12,345 (45.6%)  file:function [binary]"
             let line = raw.trimmingCharacters(in: .whitespaces)
-            guard let first = line.split(separator: " ").first, let n = UInt64(first.replacingOccurrences(of: ",", with: "")),
-                  line.contains(":"), !line.contains("PROGRAM TOTALS") else { continue }
+            guard let first = line.split(separator: " ").first,
+                let n = UInt64(first.replacingOccurrences(of: ",", with: "")),
+                line.contains(":"), !line.contains("PROGRAM TOTALS")
+            else { continue }
             let located = line.split(separator: ":", maxSplits: 1).last.map(String.init) ?? line
-            let function = String(located.split(separator: " [").first ?? Substring(located)).trimmingCharacters(in: .whitespaces)
+            let function = String(located.split(separator: " [").first ?? Substring(located)).trimmingCharacters(
+                in: .whitespaces)
             functions[function, default: 0] += n
         }
         return (total, functions)
@@ -125,7 +151,8 @@ public struct Profiler {
         environment["MALLOC_CONF"] = "tcache:true"  // the allocator as users run it, as the timing pass does
         let result: Subprocess.Result
         do { result = try Subprocess.run(command, arguments, environment: environment) } catch {
-            throw ScenarioFailure("profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
+            throw ScenarioFailure(
+                "profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
         }
         guard result.status == 0 else {
             let tail = result.stderr.split(separator: "\n").suffix(3).joined(separator: " / ")
@@ -138,9 +165,12 @@ public struct Profiler {
 extension ResultsFile {
     /// A results file holding only `stepbench profile` rows.
     public static func profiled(_ profiles: [ProfileRow], machine: MachineFingerprint, elements: Int) -> ResultsFile {
-        ResultsFile(schema: currentSchema, createdAt: ISO8601DateFormatter().string(from: Date()), machine: machine,
-                    configuration: .init(profile: .quick, repetitions: 1, warmup: false, threads: [1],
-                                         elementsOverride: elements, handoff: "none (callgrind, single thread)"),
-                    rows: [], peakRSSBytes: ResourceUsage.now().peakRSSBytes, profiles: profiles, catalog: .current)
+        ResultsFile(
+            schema: currentSchema, createdAt: ISO8601DateFormatter().string(from: Date()), machine: machine,
+            configuration: .init(
+                preset: .quick, repetitions: 1, warmup: false, threads: [1],
+                elementsOverride: elements, handoff: "none (callgrind, single thread)"),
+            rows: [], peakRSSBytes: ResourceUsage.now().peakRSSBytes, profiles: profiles,
+            catalog: .current)
     }
 }

@@ -32,20 +32,19 @@ public enum RunPasses {
     /// pass's repetitions of the same row (cyclically; exact counts repeat anyway), summaries
     /// and ratios recomputed. A row that failed in either pass is failed.
     public static func combine(timing: ResultsFile, allocations: ResultsFile) throws -> ResultsFile {
-        func key(_ r: ResultsFile.Row) -> String { "\(r.scenario.rawValue)|\(r.design)|\(r.threads)" }
-        let counted = Dictionary(allocations.rows.map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
+        let counted = Dictionary(allocations.rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         var file = timing
         for i in file.rows.indices {
-            guard let counts = counted[key(file.rows[i])] else {
-                throw ResultsError("passes: the allocation pass did not measure \(key(file.rows[i]))")
+            guard let counts = counted[file.rows[i].key] else {
+                throw ResultsError("passes: the allocation pass did not measure \(file.rows[i].key)")
             }
-            guard counts.status == "ok", !counts.repetitions.isEmpty else {
-                file.rows[i].status = "failed"
+            guard counts.status == .ok, !counts.repetitions.isEmpty else {
+                file.rows[i].status = .failed
                 file.rows[i].failure = file.rows[i].failure ?? "allocation pass: \(counts.failure ?? "failed")"
                 file.rows[i].summary = nil
                 continue
             }
-            guard file.rows[i].status == "ok" else { continue }
+            guard file.rows[i].status == .ok else { continue }
             for r in file.rows[i].repetitions.indices {
                 file.rows[i].repetitions[r].allocations = counts.repetitions[r % counts.repetitions.count].allocations
             }
@@ -73,7 +72,9 @@ public enum RunPasses {
         process.waitUntilExit()
         // Exit 3: a scenario failed its verification; the file says which, and the parent reports it.
         guard process.terminationReason == .exit, [0, 3].contains(process.terminationStatus) else {
-            throw ResultsError("the timing pass (stepbench run \(arguments.joined(separator: " "))) exited with \(process.terminationStatus); see the lines above")
+            throw ResultsError(
+                "the timing pass (stepbench run \(arguments.joined(separator: " "))) exited with \(process.terminationStatus); see the lines above"
+            )
         }
         return try ResultsFile.read(output)
     }

@@ -21,13 +21,17 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     public var summary: String {
         switch self {
         case .syncStep: "one thread, synchronous upstream, .more inside the stepper: pure per-element cost"
-        case .asyncStep: "promise fulfilled on a second thread (spin-yield hand-offs, waiter parked); latency .more → next input"
+        case .asyncStep:
+            "promise fulfilled on a second thread (spin-yield hand-offs, waiter parked); latency .more → next input"
         case .staleStorm: "sync-step while threads−1 other threads call stale and duplicate promises"
-        case .cancelRace: "short subscriptions cancelled by threads−1 racing threads; checks C4 every round; elements = rounds"
-        case .fanOut: "N independent sync-step pipelines on N threads; aggregate and per-thread throughput; elements per pipeline"
+        case .cancelRace:
+            "short subscriptions cancelled by threads−1 racing threads; checks C4 every round; elements = rounds"
+        case .fanOut:
+            "N independent sync-step pipelines on N threads; aggregate and per-thread throughput; elements per pipeline"
         case .paceJitter: "pace at 1 ms on the DispatchQueue scheduler; latency = lateness of each output"
         case .floorSync: "floor: the sync-step upstream into a plain .max(1) subscriber (no stepping)"
-        case .floorPingPong: "floor: a raw two-thread ping-pong with async-step's spin-yield hand-off (the hand-off alone)"
+        case .floorPingPong:
+            "floor: a raw two-thread ping-pong with async-step's spin-yield hand-off (the hand-off alone)"
         case .floorAsync: "floor: async-step's threads, hand-offs and waiter around a plain .max(1) subscriber"
         case .floorStaleStorm: "floor: stale-storm's upstream, hammer threads and token log around a plain subscriber"
         case .floorCancelRace: "floor: cancel-race's rounds and racing cancellers around a plain cancellable subscriber"
@@ -71,19 +75,20 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// Elements per repetition in a profile (rounds for cancel-race, per pipeline for fan-out).
-    public func elements(_ profile: Profile) -> Int {
-        if let shape = floorOf { return shape.elements(profile) }  // a floor does its scenario's work
-        let quick: Int = switch self {
-        case .syncStep, .floorSync: 200_000
-        case .asyncStep, .floorPingPong: 20_000
-        case .staleStorm: 100_000
-        case .cancelRace: 300
-        case .fanOut: 100_000
-        case .paceJitter: 200
-        case .floorAsync, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace: 0  // floorOf above
-        }
-        return profile == .full ? (self == .paceJitter ? 500 : quick * 5) : quick
+    /// Elements per repetition in a preset (rounds for cancel-race, per pipeline for fan-out).
+    public func elements(_ preset: Preset) -> Int {
+        if let shape = floorOf { return shape.elements(preset) }  // a floor does its scenario's work
+        let quick: Int =
+            switch self {
+            case .syncStep, .floorSync: 200_000
+            case .asyncStep, .floorPingPong: 20_000
+            case .staleStorm: 100_000
+            case .cancelRace: 300
+            case .fanOut: 100_000
+            case .paceJitter: 200
+            case .floorAsync, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace: 0  // floorOf above
+            }
+        return preset == .full ? (self == .paceJitter ? 500 : quick * 5) : quick
     }
 
     /// Whether the number of allocations in one repetition is fixed by the code alone, so that
@@ -93,7 +98,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// short subscriptions as the race allows, and pace's timers are Dispatch's. Non-exact counts are compared like timings. The one
     /// declaration: every tool and script reads it (scripts through `stepbench list --format json`).
     public func allocationsAreExact(design: SteppingDesign?) -> Bool {
-        (design?.deliversSynchronously ?? true) && ![.cancelRace, .paceJitter, .floorCancelRace, .floorPace].contains(self)
+        (design?.deliversSynchronously ?? true)
+            && ![.cancelRace, .paceJitter, .floorCancelRace, .floorPace].contains(self)
     }
 
     /// Elements per iteration of the package-benchmark suite (Benchmarks/SteppingBenchmarks): a
@@ -146,8 +152,9 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     }
 }
 
-/// How much to measure: `quick` (the default comparison, a few minutes) or `full`.
-public enum Profile: String, CaseIterable, Sendable, Codable {
+/// How much to measure (`stepbench run --preset`): `quick` (the default comparison, a few
+/// minutes) or `full`.
+public enum Preset: String, CaseIterable, Sendable, Codable {
     case quick, full
     public var repetitions: Int { self == .quick ? 5 : 11 }
 }
@@ -164,8 +171,10 @@ public struct RepetitionResult: Codable, Equatable, Sendable {
     /// What the scheduler did during the window (context switches, migrations, steal).
     public var scheduling: SchedulingCounts? = nil
 
-    public init(elapsedNanoseconds: UInt64, elements: Int, allocations: UInt64, cpuNanoseconds: UInt64,
-                latency: LatencySummary? = nil) {
+    public init(
+        elapsedNanoseconds: UInt64, elements: Int, allocations: UInt64, cpuNanoseconds: UInt64,
+        latency: LatencySummary? = nil
+    ) {
         self.elapsedNanoseconds = elapsedNanoseconds
         self.elements = elements
         self.allocations = allocations
@@ -174,8 +183,9 @@ public struct RepetitionResult: Codable, Equatable, Sendable {
     }
 
     init(meter: Meter, elements: Int, latency: LatencySummary? = nil) {
-        self.init(elapsedNanoseconds: meter.elapsedNanoseconds, elements: elements,
-                  allocations: meter.allocations, cpuNanoseconds: meter.cpuNanoseconds, latency: latency)
+        self.init(
+            elapsedNanoseconds: meter.elapsedNanoseconds, elements: elements,
+            allocations: meter.allocations, cpuNanoseconds: meter.cpuNanoseconds, latency: latency)
         scheduling = meter.scheduling
     }
 

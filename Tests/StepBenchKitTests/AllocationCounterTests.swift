@@ -1,7 +1,8 @@
 import Foundation
-@testable import StepBenchKit
 import Stepping
 import Testing
+
+@testable import StepBenchKit
 @testable import StepBenchScenarios
 
 /// The allocation counter is exact: jemalloc's arena statistics with thread caches off.
@@ -9,9 +10,11 @@ import Testing
 /// runs them alone (`STEPBENCH_ALLOCATION_TESTS=1 swift test --filter AllocationCounter`);
 /// in a plain parallel `swift test` they are skipped. Each check still takes the smallest of
 /// three measurements (idle runtime threads can only add).
-@Suite("Allocation counter (jemalloc statistics)", .serialized,
-       .enabled(if: ProcessInfo.processInfo.environment["STEPBENCH_ALLOCATION_TESTS"] == "1",
-                "needs the process to itself: run with STEPBENCH_ALLOCATION_TESTS=1 and --filter AllocationCounter"))
+@Suite(
+    "Allocation counter (jemalloc statistics)", .serialized,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["STEPBENCH_ALLOCATION_TESTS"] == "1",
+        "needs the process to itself: run with STEPBENCH_ALLOCATION_TESTS=1 and --filter AllocationCounter"))
 struct AllocationCounterTests {
     final class Object { var x = 0 }
 
@@ -49,7 +52,9 @@ struct AllocationCounterTests {
         for design in SteppingDesign.allCases {
             var best = Double.infinity
             for _ in 0..<3 {
-                best = min(best, try ScenarioKind.syncStep.run(design: design, threads: 1, elements: 20_000).allocationsPerElement)
+                best = min(
+                    best,
+                    try ScenarioKind.syncStep.run(design: design, threads: 1, elements: 20_000).allocationsPerElement)
             }
             switch design {
             case .seed:
@@ -69,9 +74,13 @@ struct AllocationCounterTests {
     /// named `locked` so that `compare` lines it up with the real `locked`.
     static func resultsFile(elements n: Int, _ makeSubscriber: SyncStep.MakeSubscriber) throws -> ResultsFile {
         var file = ResultsFileTests.sample()
-        let reps = try (0..<3).map { _ in try SyncStep.run(name: "locked", elements: n, makeSubscriber: makeSubscriber) }
-        file.rows = [.init(scenario: .syncStep, design: "locked", threads: 1, elements: n, status: "ok", failure: nil,
-                           repetitions: reps, summary: ResultsFile.Summary(reps))]
+        let reps = try (0..<3).map { _ in try SyncStep.run(name: "locked", elements: n, makeSubscriber: makeSubscriber)
+        }
+        file.rows = [
+            .init(
+                scenario: .syncStep, design: "locked", threads: 1, elements: n, status: .ok, failure: nil,
+                repetitions: reps, summary: ResultsFile.Summary(reps))
+        ]
         return file
     }
 
@@ -95,11 +104,13 @@ struct AllocationCounterTests {
         #expect(aa.exactRegressions.isEmpty, "locked against itself: \(aa.exactRegressions)")
 
         let ab = Comparison.compare(baseline: baseline, current: worse)
-        let row = try #require(ab.rows.first { $0.metric == "allocations_per_element" })
+        let row = try #require(ab.rows.first { $0.metric == .allocationsPerElement })
         #expect(row.verdict == .regression)
-        #expect(abs((row.current ?? 0) - (row.baseline ?? 0) - 1) < 0.02,
-                "expected exactly one more allocation per element: \(String(describing: row.baseline)) → \(String(describing: row.current))")
-        #expect(ab.exactRegressions.map(\.metric) == ["allocations_per_element"])
+        #expect(
+            abs((row.current ?? 0) - (row.baseline ?? 0) - 1) < 0.02,
+            "expected exactly one more allocation per element: \(String(describing: row.baseline)) → \(String(describing: row.current))"
+        )
+        #expect(ab.exactRegressions.map(\.metric) == [.allocationsPerElement])
         #expect(try ab.render(.text).contains("REGRESSION"))
     }
 }

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import TestSupport
+import Testing
+
 @testable import StepBenchCLI
 @testable import StepBenchKit
-import Testing
 @testable import StepBenchScenarios
 
 /// Every command-line error path fails at parse time, before any measuring, with a message
@@ -30,8 +32,10 @@ struct CommandLineTests {
         #expect(m?.contains("sync-step") == true && m?.contains("floor-pingpong") == true)
     }
 
-    @Test(arguments: [["--elements", "0"], ["--elements", "-5"], ["--repetitions", "0"], ["--threads", "0"],
-                      ["--threads", "1,x"], ["--threads", ""], ["--profile", "huge"], ["--design", ","]])
+    @Test(arguments: [
+        ["--elements", "0"], ["--elements", "-5"], ["--repetitions", "0"], ["--threads", "0"],
+        ["--threads", "1,x"], ["--threads", ""], ["--preset", "huge"], ["--design", ","],
+    ])
     func test_cli_badCountsAndNamesAreRejected(arguments: [String]) {
         let m = message(["run", "--allow-debug"] + arguments)
         #expect(m != nil, "\(arguments) was accepted")
@@ -40,8 +44,7 @@ struct CommandLineTests {
     @Test func test_cli_unwritableOutputIsRejectedBeforeMeasuring() throws {
         let m = message(["run", "--allow-debug", "--output", "/proc/stepbench/results.json"])
         #expect(m?.contains("--output") == true, "\(m ?? "accepted")")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = temporaryFolder("stepbench-cli")
         let m2 = message(["run", "--allow-debug", "--output", folder.path])
         #expect(m2?.contains("is a folder") == true, "\(m2 ?? "accepted")")
     }
@@ -52,10 +55,32 @@ struct CommandLineTests {
         #expect(m?.contains("debug build") == true, "\(m ?? "accepted")")
     }
 
+    @Test("the kit names a bad setting, the command line its flag")
+    func test_cli_kitErrorsAreNamedByTheirFlag() throws {
+        var configuration = RunConfiguration()
+        configuration.allowDebug = true
+        configuration.elements = 0
+        #expect(throws: ConfigurationError(.elements, "must be a positive number, got 0")) {
+            try configuration.validate()
+        }
+        #expect(
+            message(["run", "--allow-debug", "--elements", "0"])?.contains("--elements: must be a positive number")
+                == true)
+        let help = StepBench.Run.helpMessage() + StepBench.Profile.helpMessage()
+        for setting in ConfigurationError.Setting.allCases {
+            #expect(
+                help.contains(StepBench.flag(for: setting) + " "),
+                "\(setting) has no flag \(StepBench.flag(for: setting))")
+        }
+    }
+
     @Test func test_cli_validInputParses() {
-        #expect(message(["run", "--allow-debug", "--design", "locked,atomic", "--scenario", "sync-step",
-                         "--threads", "1,2", "--elements", "100", "--repetitions", "2", "--profile", "full",
-                         "--output", FileManager.default.temporaryDirectory.appendingPathComponent("ok.json").path]) == nil)
+        #expect(
+            message([
+                "run", "--allow-debug", "--design", "locked,atomic", "--scenario", "sync-step",
+                "--threads", "1,2", "--elements", "100", "--repetitions", "2", "--preset", "full",
+                "--output", temporaryFolder("stepbench-cli").appendingPathComponent("ok.json").path,
+            ]) == nil)
         #expect(message(["list"]) == nil)
     }
 }

@@ -1,32 +1,37 @@
 import Foundation
-@testable import StepBenchKit
 import Testing
+
+@testable import StepBenchKit
 @testable import StepBenchScenarios
 
 @Suite("stepbench compare: ratios, intervals, verdicts")
 struct ComparisonTests {
-    static func file(scale: Double, allocations: UInt64 = 0, noise: [Double] = [1.00, 1.02, 0.98, 1.01, 0.99],
-                     failed: Bool = false) -> ResultsFile {
+    static func file(
+        scale: Double, allocations: UInt64 = 0, noise: [Double] = [1.00, 1.02, 0.98, 1.01, 0.99],
+        failed: Bool = false
+    ) -> ResultsFile {
         var f = ResultsFileTests.sample()
         f.rows = [f.rows[1]]  // sync-step atomic
         f.rows[0].repetitions = noise.map { n in
-            RepetitionResult(elapsedNanoseconds: UInt64(1_000_000 * scale * n), elements: 10_000,
-                             allocations: allocations, cpuNanoseconds: UInt64(1_000_000 * scale * n))
+            RepetitionResult(
+                elapsedNanoseconds: UInt64(1_000_000 * scale * n), elements: 10_000,
+                allocations: allocations, cpuNanoseconds: UInt64(1_000_000 * scale * n))
         }
-        if failed { f.rows[0].status = "failed"; f.rows[0].repetitions = []; f.rows[0].failure = "planted" }
+        if failed { f.rows[0].status = .failed; f.rows[0].repetitions = []; f.rows[0].failure = "planted" }
         return f
     }
 
     func verdicts(_ c: Comparison) -> [String: Comparison.Verdict] {
-        Dictionary(uniqueKeysWithValues: c.rows.map { ($0.metric, $0.verdict) })
+        Dictionary(uniqueKeysWithValues: c.rows.map { ($0.metric.rawValue, $0.verdict) })
     }
 
     /// A noise profile that knows the sync-step atomic rows drift by 0.1% between runs.
     static let quiet = NoiseProfile(
         schema: NoiseProfile.currentSchema, machineId: "test", gitCommit: "x", createdAt: "x", runs: 10,
-        entries: ["ns_per_element", "cpu_ns_per_element"].map {
-            .init(scenario: "sync-step", design: "atomic", threads: 1, metric: $0, repetitions: 5, samplingSD: 0.001,
-                  betweenSD: 0.001, driftSD: 0.001, residualQuantiles: [])
+        entries: [Metric.nsPerElement, .cpuNsPerElement].map {
+            .init(
+                scenario: "sync-step", design: "atomic", threads: 1, metric: $0, repetitions: 5, samplingSD: 0.001,
+                betweenSD: 0.001, driftSD: 0.001, residualQuantiles: [])
         })
 
     @Test func test_compare_sameRunIsUnchanged() {
@@ -39,20 +44,22 @@ struct ComparisonTests {
     @Test func test_compare_tenPercentSlowerIsARegression() {
         let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1.10), noise: Self.quiet)
         #expect(verdicts(c)["ns_per_element"] == .regression)
-        let row = c.rows.first { $0.metric == "ns_per_element" }!
+        let row = c.rows.first { $0.metric == .nsPerElement }!
         #expect(abs(row.ratio! - 1.10) < 0.001 && row.ciLow! > 1)
     }
 
     @Test func test_compare_smallSignificantChangeIsUnchanged() {
         // 2% slower with very little noise: significant, but below the 5% minimum effect.
         let quiet = [1.0, 1.001, 0.999, 1.0005, 0.9995]
-        let c = Comparison.compare(baseline: Self.file(scale: 1, noise: quiet), current: Self.file(scale: 1.02, noise: quiet))
+        let c = Comparison.compare(
+            baseline: Self.file(scale: 1, noise: quiet), current: Self.file(scale: 1.02, noise: quiet))
         #expect(verdicts(c)["ns_per_element"] == .unchanged)
     }
 
     @Test func test_compare_noisySamplesAreTooNoisy() {
         let noisy = [0.6, 1.4, 1.0, 0.7, 1.5]
-        let c = Comparison.compare(baseline: Self.file(scale: 1, noise: noisy), current: Self.file(scale: 1.1, noise: noisy.reversed()))
+        let c = Comparison.compare(
+            baseline: Self.file(scale: 1, noise: noisy), current: Self.file(scale: 1.1, noise: noisy.reversed()))
         #expect(verdicts(c)["ns_per_element"] == .tooNoisy)
     }
 
@@ -75,7 +82,7 @@ struct ComparisonTests {
             return f
         }
         let c = Comparison.compare(baseline: actor([22, 21, 23, 22, 22]), current: actor([25, 24, 26, 25, 25]))
-        let row = c.rows.first { $0.metric == "allocations_per_element" }!
+        let row = c.rows.first { $0.metric == .allocationsPerElement }!
         #expect(!row.exact && row.ciLow != nil)
         #expect(row.verdict == .noDriftEstimate)
         #expect(c.regressions.isEmpty)
@@ -85,16 +92,23 @@ struct ComparisonTests {
         // stale-storm ×2 must be divided by floor-stale-storm ×2, not by the first floor row (×1).
         var f = Self.file(scale: 1)
         let reps = f.rows[0].repetitions
-        func scaled(_ k: UInt64) -> [RepetitionResult] { reps.map { var r = $0; r.elapsedNanoseconds *= k; return r } }
+        func scaled(_ k: UInt64) -> [RepetitionResult] {
+            reps.map {
+                var r = $0; r.elapsedNanoseconds *= k; return r
+            }
+        }
         f.rows = [
-            .init(scenario: .floorStaleStorm, design: "floor", threads: 1, elements: 10_000, status: "ok", failure: nil,
-                  repetitions: scaled(1), summary: nil),
-            .init(scenario: .floorStaleStorm, design: "floor", threads: 2, elements: 10_000, status: "ok", failure: nil,
-                  repetitions: scaled(4), summary: nil),
-            .init(scenario: .staleStorm, design: "atomic", threads: 2, elements: 10_000, status: "ok", failure: nil,
-                  repetitions: scaled(8), summary: nil),
+            .init(
+                scenario: .floorStaleStorm, design: "floor", threads: 1, elements: 10_000, status: .ok, failure: nil,
+                repetitions: scaled(1), summary: nil),
+            .init(
+                scenario: .floorStaleStorm, design: "floor", threads: 2, elements: 10_000, status: .ok, failure: nil,
+                repetitions: scaled(4), summary: nil),
+            .init(
+                scenario: .staleStorm, design: "atomic", threads: 2, elements: 10_000, status: .ok, failure: nil,
+                repetitions: scaled(8), summary: nil),
         ]
-        let paired = Comparison.timingSamples(f.rows[2], in: f).first { $0.metric == "ns_per_element_vs_floor" }
+        let paired = Comparison.timingSamples(f.rows[2], in: f).first { $0.metric == .nsPerElementVsFloor }
         #expect(paired?.samples.allSatisfy { abs($0 - 2) < 1e-9 } == true)
     }
 
@@ -106,7 +120,8 @@ struct ComparisonTests {
 
     @Test func test_compare_anyAllocationIncreaseIsARegression() {
         // one more allocation per element, with timing unchanged
-        let c = Comparison.compare(baseline: Self.file(scale: 1, allocations: 0), current: Self.file(scale: 1, allocations: 10_000))
+        let c = Comparison.compare(
+            baseline: Self.file(scale: 1, allocations: 0), current: Self.file(scale: 1, allocations: 10_000))
         #expect(verdicts(c)["allocations_per_element"] == .regression)
         #expect(c.regressions.count == 1)
     }
@@ -129,22 +144,25 @@ struct ComparisonTests {
 struct InstructionComparisonTests {
     static func profiled(_ perElement: Double) -> ResultsFile {
         var f = ComparisonTests.file(scale: 1)
-        f.profiles = [.init(scenario: .syncStep, design: "atomic", elementsLow: 2_000, elementsHigh: 6_000,
-                            instructionsLow: 1_000_000, instructionsHigh: 1_000_000 + UInt64(perElement * 4_000),
-                            instructionsPerElement: perElement, topFunctions: [])]
+        f.profiles = [
+            .init(
+                scenario: .syncStep, design: "atomic", elementsLow: 2_000, elementsHigh: 6_000,
+                instructionsLow: 1_000_000, instructionsHigh: 1_000_000 + UInt64(perElement * 4_000),
+                instructionsPerElement: perElement, topFunctions: [])
+        ]
         return f
     }
 
     @Test func test_compare_instructionIncreaseIsAnExactRegression() {
         let c = Comparison.compare(baseline: Self.profiled(1_726.8), current: Self.profiled(1_800))
-        let row = c.rows.first { $0.metric == "instructions_per_element" }
+        let row = c.rows.first { $0.metric == .instructionsPerElement }
         #expect(row?.verdict == .regression && row?.exact == true)
         #expect(c.exactRegressions.count == 1)
     }
 
     @Test func test_compare_sameInstructionsAreUnchanged() {
         let c = Comparison.compare(baseline: Self.profiled(1_726.8), current: Self.profiled(1_726.9))
-        #expect(c.rows.first { $0.metric == "instructions_per_element" }?.verdict == .unchanged)
+        #expect(c.rows.first { $0.metric == .instructionsPerElement }?.verdict == .unchanged)
         #expect(c.exactRegressions.isEmpty)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import StepBenchKit
 import StepBenchScenarios
 import Testing
+
+@testable import StepBenchKit
 
 /// Proof that `stepbench compare`'s timing detector is quiet and sensitive on the noise this
 /// machine kind really has: synthetic A/A and A/B comparisons drawn from every committed noise
@@ -51,25 +52,37 @@ struct DetectorTests {
     /// drift: as in reality, it is re-estimated in every trial from `profile.runs` synthetic A/A
     /// runs (between-run σ of their log-medians, less the sampling σ), and `compare` is told how
     /// many runs it came from.
-    static func verdict(_ entry: NoiseProfile.Entry, in profile: NoiseProfile, slowdown: Double, tail: Double,
-                        rng: inout SplitMix64) -> Comparison.Verdict {
+    static func verdict(
+        _ entry: NoiseProfile.Entry, in profile: NoiseProfile, slowdown: Double, tail: Double,
+        rng: inout SplitMix64
+    ) -> Comparison.Verdict {
         var drift = 0.0, runs: Int? = nil
         if !isInterleaved(profile) {
-            let medians = (0..<profile.runs).map { _ in log(MedianBootstrap(sample(entry, factor: 1, rng: &rng)).median) }
+            // As `stepbench noise` estimates it from real runs: the between-run variance of the
+            // runs' log-medians less their own sampling variance (RMS of each run's bootstrap),
+            // both from these synthetic runs. (Subtracting the real runs' sampling σ instead
+            // mixes two noise models: when the real runs' medians wobble more within a run than
+            // i.i.d. draws from their pooled residuals do, it cancels the drift and under-allows.)
+            let runsDrawn = (0..<profile.runs).map { _ in MedianBootstrap(sample(entry, factor: 1, rng: &rng)) }
+            let medians = runsDrawn.map { log($0.median) }
             let mean = medians.reduce(0, +) / Double(medians.count)
             let between2 = medians.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(medians.count - 1)
-            drift = max(0, between2 - entry.samplingSD * entry.samplingSD).squareRoot()
+            let sampling2 = runsDrawn.map { $0.logStandardDeviation * $0.logStandardDeviation }.reduce(0, +)
+                / Double(runsDrawn.count)
+            drift = max(0, between2 - sampling2).squareRoot()
             runs = profile.runs
         }
         let a = sample(entry, factor: 1, rng: &rng), b = sample(entry, factor: slowdown, rng: &rng)
-        return Comparison.timing(baseline: a, current: b, driftSD: drift, driftRuns: runs, decisionTail: tail,
-                                 minEffect: 0.05, reportInterval: false).verdict
+        return Comparison.timing(
+            entry.metric, baseline: a, current: b, driftSD: drift, driftRuns: runs, decisionTail: tail,
+            minEffect: 0.05, reportInterval: false
+        ).verdict
     }
 
     /// The metric a timing gate can trust on a shared VM: each design paired with its floor
     /// (see `Comparison`), for the designs one chooses among.
     static func isPaired(_ entry: NoiseProfile.Entry) -> Bool {
-        entry.metric == "ns_per_element_vs_floor" && ["locked", "mutex", "atomic"].contains(entry.design)
+        entry.metric == .nsPerElementVsFloor && ["locked", "mutex", "atomic"].contains(entry.design)
     }
 
     @Test("A/A: a false timing regression in at most 1% of 1,000 whole comparisons")
@@ -82,14 +95,19 @@ struct DetectorTests {
             var falseAlarms = 0, flaggedRows: [String: Int] = [:]
             for _ in 0..<Self.trials {
                 var alarmed = false
-                for entry in profile.entries where Self.verdict(entry, in: profile, slowdown: 1, tail: tail, rng: &rng) == .regression {
+                for entry in profile.entries
+                where Self.verdict(entry, in: profile, slowdown: 1, tail: tail, rng: &rng) == .regression {
                     alarmed = true
                     flaggedRows[entry.key, default: 0] += 1
                 }
                 if alarmed { falseAlarms += 1 }
             }
-            print("detector A/A on \(profile.machineId) \(profile.method ?? "single-run"): \(falseAlarms) of \(Self.trials) comparisons (\(profile.entries.count) timing rows each) raised a false regression \(flaggedRows)")
-            #expect(falseAlarms <= Self.trials / 100, "\(profile.machineId): \(falseAlarms) false alarms in \(Self.trials): \(flaggedRows)")
+            print(
+                "detector A/A on \(profile.machineId) \(profile.method ?? "single-run"): \(falseAlarms) of \(Self.trials) comparisons (\(profile.entries.count) timing rows each) raised a false regression \(flaggedRows)"
+            )
+            #expect(
+                falseAlarms <= Self.trials / 100,
+                "\(profile.machineId): \(falseAlarms) false alarms in \(Self.trials): \(flaggedRows)")
         }
     }
 
@@ -112,7 +130,8 @@ struct DetectorTests {
         try #require(!profiles.isEmpty, "no results/*/noise.json: run scripts/regress --update-baseline and commit it")
         for profile in profiles {
             let tail = Comparison.decisionTail(comparisons: profile.entries.count)
-            try #require(profile.entries.contains(where: Self.isPaired), "\(profile.machineId): the profile has no paired rows")
+            try #require(
+                profile.entries.contains(where: Self.isPaired), "\(profile.machineId): the profile has no paired rows")
             var rng = SplitMix64(seed: 0x5_10)
             for entry in profile.entries {
                 let required = Self.mustCatch(entry, in: profile)
@@ -122,20 +141,31 @@ struct DetectorTests {
                 var hidden = 0
                 for slowdown in slowdowns {
                     var counts: [Comparison.Verdict: Int] = [:]
-                    for _ in 0..<Self.trials { counts[Self.verdict(entry, in: profile, slowdown: slowdown, tail: tail, rng: &rng), default: 0] += 1 }
+                    for _ in 0..<Self.trials {
+                        counts[
+                            Self.verdict(entry, in: profile, slowdown: slowdown, tail: tail, rng: &rng), default: 0] +=
+                            1
+                    }
                     caught[slowdown] = counts[.regression, default: 0]
                     if slowdown == 1.05 { hidden = counts[.unchanged, default: 0] + counts[.improvement, default: 0] }
                 }
-                print(String(format: "detector %@ %@ %@: caught of %d at %@ (drift σ %.2f%%, sampling σ %.2f%%)",
-                             profile.machineId, profile.method ?? "single-run", entry.key, Self.trials,
-                             slowdowns.map { String(format: "+%.1f%%: %d", 100 * ($0 - 1), caught[$0]!) }.joined(separator: ", "),
-                             100 * entry.driftSD, 100 * entry.samplingSD))
-                #expect(hidden <= Self.trials * 5 / 100, "\(entry.key): a 5% slowdown called unchanged/improvement \(hidden) times")
+                print(
+                    String(
+                        format: "detector %@ %@ %@: caught of %d at %@ (drift σ %.2f%%, sampling σ %.2f%%)",
+                        profile.machineId, profile.method ?? "single-run", entry.key, Self.trials,
+                        slowdowns.map { String(format: "+%.1f%%: %d", 100 * ($0 - 1), caught[$0]!) }.joined(
+                            separator: ", "),
+                        100 * entry.driftSD, 100 * entry.samplingSD))
+                #expect(
+                    hidden <= Self.trials * 5 / 100,
+                    "\(entry.key): a 5% slowdown called unchanged/improvement \(hidden) times")
                 let ordered = slowdowns.map { caught[$0]! }
                 #expect(ordered == ordered.sorted(), "\(entry.key): a larger slowdown caught less often: \(ordered)")
                 if let required {
-                    #expect(caught[required]! >= Self.trials * 95 / 100,
-                            "\(profile.method ?? "single-run") \(entry.key): a \(String(format: "%.1f", (required - 1) * 100))% slowdown caught \(caught[required]!) of \(Self.trials)")
+                    #expect(
+                        caught[required]! >= Self.trials * 95 / 100,
+                        "\(profile.method ?? "single-run") \(entry.key): a \(String(format: "%.1f", (required - 1) * 100))% slowdown caught \(caught[required]!) of \(Self.trials)"
+                    )
                 }
             }
         }

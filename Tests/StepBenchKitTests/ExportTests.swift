@@ -1,13 +1,14 @@
 import Foundation
-@testable import StepBenchKit
 import Testing
+
+@testable import StepBenchKit
 @testable import StepBenchScenarios
 
 /// Every export format round-trips: parsing back what was written gives the same figures.
 @Suite("stepbench export formats")
 struct ExportTests {
     let file = ResultsFileTests.sample()
-    var metrics: [Exporter.Metric] { Exporter.metrics(file) }
+    var metrics: [Exporter.Figure] { Exporter.figures(file) }
 
     @Test func test_export_csvRoundTrips() throws {
         let lines = Exporter.csv(file).split(separator: "\n").map(String.init)
@@ -40,8 +41,10 @@ struct ExportTests {
         for line in lines {
             let parts = line.split(separator: " ").map(String.init)
             #expect(parts.count == 3, "measurement+tags, fields, timestamp: \(line)")
-            let tags = Dictionary(uniqueKeysWithValues: parts[0].split(separator: ",").dropFirst().map { t -> (String, String) in
-                let kv = t.split(separator: "=", maxSplits: 1); return (String(kv[0]), String(kv[1])) })
+            let tags = Dictionary(
+                uniqueKeysWithValues: parts[0].split(separator: ",").dropFirst().map { t -> (String, String) in
+                    let kv = t.split(separator: "=", maxSplits: 1); return (String(kv[0]), String(kv[1]))
+                })
             #expect(parts[0].hasPrefix("stepbench,"))
             #expect(Int64(parts[2]) == 1_795_305_600_000_000_000, "timestamp of 2026-11-22T00:00:00Z in ns")
             for field in parts[1].split(separator: ",") {

@@ -1,13 +1,14 @@
 import Foundation
-@testable import StepBenchKit
 import StepBenchScenarios
 import Testing
+
+@testable import StepBenchKit
 
 @Suite("stepbench merge: one repetition per process")
 struct MergeTests {
     static func process(_ scale: Double) -> ResultsFile {
         var f = ResultsFileTests.sample()
-        f.rows.removeAll { $0.status != "ok" }
+        f.rows.removeAll { $0.status != .ok }
         for i in f.rows.indices {
             f.rows[i].repetitions = f.rows[i].repetitions.enumerated().map { j, rep in
                 var r = rep
@@ -35,9 +36,9 @@ struct MergeTests {
         #expect(atomic.repetitions.map { $0.latency?.p99 } == [300, 330, 270])
         let ratio = try #require(atomic.summary?.ratioToFloor)
         #expect(ratio.isFinite && abs(ratio - 2) < 0.01, "ratio to floor \(ratio)")
-        let paired = Comparison.timingSamples(atomic, in: merged).first { $0.metric == "ns_per_element_vs_floor" }
+        let paired = Comparison.timingSamples(atomic, in: merged).first { $0.metric == .nsPerElementVsFloor }
         #expect(paired?.samples.count == 3)
-        _ = try ResultsFile.encoder().encode(merged)
+        _ = try JSONOutput.encode(merged)
     }
 
     @Test func test_merge_refusesMixedConfigurationsAndMergedInputs() throws {
@@ -51,13 +52,44 @@ struct MergeTests {
 
     @Test func test_merge_aFailureInOneProcessFailsTheRow() throws {
         var broken = Self.process(1)
-        broken.rows[1].status = "failed"
+        broken.rows[1].status = .failed
         broken.rows[1].repetitions = []
         broken.rows[1].failure = "sync-step atomic: 3 of 10000 inputs delivered"
         let merged = try ResultsFile.mergedPerProcess([Self.process(1), broken, Self.process(1)])
         let atomic = try #require(merged.rows.first { $0.design == "atomic" })
-        #expect(atomic.status == "failed" && atomic.repetitions.isEmpty && atomic.summary == nil)
+        #expect(atomic.status == .failed && atomic.repetitions.isEmpty && atomic.summary == nil)
         #expect(atomic.failure?.contains("3 of 10000") == true)
-        #expect(merged.rows.first { $0.design == "seed" }?.status == "ok")
+        #expect(merged.rows.first { $0.design == "seed" }?.status == .ok)
+    }
+
+    @Test func test_combine_keepsEveryRowAndProfileAsMeasured() throws {
+        var small = ResultsFileTests.sample()
+        small.rows = small.rows.filter { $0.scenario == .asyncStep }
+        var large = ResultsFileTests.sample()
+        large.rows.removeAll { $0.scenario == .asyncStep }
+        var profile = ResultsFileTests.sample()
+        profile.rows = []
+        profile.profiles = [
+            .init(
+                scenario: .syncStep, design: "atomic", elementsLow: 4_000, elementsHigh: 12_000,
+                instructionsLow: 4_000_000, instructionsHigh: 12_000_000, instructionsPerElement: 1_000,
+                topFunctions: [])
+        ]
+        let combined = try ResultsFile.combined([large, small, profile])
+        #expect(combined.rows == large.rows + small.rows)
+        #expect(combined.profiles == profile.profiles)
+        #expect(combined.aggregation == nil && combined.configuration == large.configuration)
+        #expect(throws: ResultsError.self) { try ResultsFile.combined([large, large]) }
+        var elsewhere = small
+        elsewhere.machine.gitCommit = "def"
+        #expect(throws: ResultsError.self) { try ResultsFile.combined([large, elsewhere]) }
+    }
+
+    @Test func test_machineID_isTheCPUModelAndCores() {
+        #expect(MachineFingerprint.machineID(cpuModel: "AMD EPYC", cores: 2) == "amd-epyc-2c")
+        #expect(
+            MachineFingerprint.machineID(cpuModel: "Intel(R) Xeon(R) CPU @ 2.20GHz", cores: 4)
+                == "intel-r-xeon-r-cpu-2-20ghz-4c")
+        #expect(MachineFingerprint.machineID(cpuModel: "", cores: 1) == "unknown-cpu-1c")
     }
 }

@@ -1,41 +1,52 @@
 import Foundation
-@testable import StepBenchKit
+import TestSupport
 import Testing
+
+@testable import StepBenchKit
 @testable import StepBenchScenarios
 
 @Suite("Results files: schema stepbench/1, round trip, atomic writes")
 struct ResultsFileTests {
     static func sample() -> ResultsFile {
         let reps = (0..<5).map { i in
-            RepetitionResult(elapsedNanoseconds: 1_000_000 + UInt64(i) * 1_000, elements: 10_000, allocations: 0,
-                             cpuNanoseconds: 990_000, latency: LatencySummary(count: 10_000, p50: 100, p90: 150, p99: 300, p999: 900, p9999: 2_000, max: 5_000))
+            RepetitionResult(
+                elapsedNanoseconds: 1_000_000 + UInt64(i) * 1_000, elements: 10_000, allocations: 0,
+                cpuNanoseconds: 990_000,
+                latency: LatencySummary(
+                    count: 10_000, p50: 100, p90: 150, p99: 300, p999: 900, p9999: 2_000, max: 5_000))
         }
         var file = ResultsFile(
             schema: ResultsFile.currentSchema, createdAt: "2026-11-22T00:00:00Z",
-            machine: MachineFingerprint(cpuModel: "Test CPU", cores: 2, kernel: "Linux", swiftVersion: "6.3.1",
-                                        gitCommit: "abc", gitDirty: false, buildConfiguration: "release", allocator: "jemalloc"),
-            configuration: .init(profile: .quick, repetitions: 5, warmup: true, threads: [1], elementsOverride: nil, handoff: "spin-yield"),
+            machine: MachineFingerprint(
+                cpuModel: "Test CPU", cores: 2, kernel: "Linux", swiftVersion: "6.3.1",
+                gitCommit: "abc", gitDirty: false, buildConfiguration: "release", allocator: "jemalloc"),
+            configuration: .init(
+                preset: .quick, repetitions: 5, warmup: true, threads: [1], elementsOverride: nil, handoff: "spin-yield"
+            ),
             rows: [
-                .init(scenario: .syncStep, design: "seed", threads: 1, elements: 10_000, status: "ok", failure: nil,
-                      repetitions: reps.map { var r = $0; r.elapsedNanoseconds *= 4; return r }, summary: nil),
-                .init(scenario: .syncStep, design: "atomic", threads: 1, elements: 10_000, status: "ok", failure: nil, repetitions: reps, summary: nil),
-                .init(scenario: .floorSync, design: "floor", threads: 1, elements: 10_000, status: "ok", failure: nil,
-                      repetitions: reps.map { var r = $0; r.elapsedNanoseconds /= 2; return r }, summary: nil),
-                .init(scenario: .asyncStep, design: "locked", threads: 2, elements: 10_000, status: "failed",
-                      failure: "async-step locked: 3 inputs out of order", repetitions: [], summary: nil),
+                .init(
+                    scenario: .syncStep, design: "seed", threads: 1, elements: 10_000, status: .ok, failure: nil,
+                    repetitions: reps.map {
+                        var r = $0; r.elapsedNanoseconds *= 4; return r
+                    }, summary: nil),
+                .init(
+                    scenario: .syncStep, design: "atomic", threads: 1, elements: 10_000, status: .ok, failure: nil,
+                    repetitions: reps, summary: nil),
+                .init(
+                    scenario: .floorSync, design: "floor", threads: 1, elements: 10_000, status: .ok, failure: nil,
+                    repetitions: reps.map {
+                        var r = $0; r.elapsedNanoseconds /= 2; return r
+                    }, summary: nil),
+                .init(
+                    scenario: .asyncStep, design: "locked", threads: 2, elements: 10_000, status: .failed,
+                    failure: "async-step locked: 3 inputs out of order", repetitions: [], summary: nil),
             ],
             peakRSSBytes: 1 << 20)
-        for i in file.rows.indices where file.rows[i].status == "ok" {
+        for i in file.rows.indices where file.rows[i].status == .ok {
             file.rows[i].summary = ResultsFile.Summary(file.rows[i].repetitions)
         }
         file.computeRatios()
         return file
-    }
-
-    func temporaryFolder() -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-tests-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
     }
 
     @Test func test_results_roundTrip() throws {
@@ -45,6 +56,13 @@ struct ResultsFileTests {
         #expect(try ResultsFile.read(url) == file)
         // raw repetitions are kept
         #expect(try ResultsFile.read(url).rows[1].repetitions.count == 5)
+    }
+
+    @Test func test_results_presetIsWrittenAsPresetAndReadUnderItsOldNameToo() throws {
+        let text = try JSONOutput.string(Self.sample())
+        #expect(text.contains(#""preset" : "quick""#) && !text.contains(#""profile""#))
+        let old = text.replacingOccurrences(of: #""preset" :"#, with: #""profile" :"#)
+        #expect(try JSONDecoder().decode(ResultsFile.self, from: Data(old.utf8)) == Self.sample())
     }
 
     @Test func test_results_ratiosToSeedAndFloor() throws {
@@ -67,11 +85,17 @@ struct ResultsFileTests {
         let folder = temporaryFolder()
         let garbage = folder.appendingPathComponent("garbage.json")
         try Data("not json".utf8).write(to: garbage)
-        #expect { try ResultsFile.read(garbage) } throws: { "\($0)".contains("garbage.json") && "\($0)".contains("not a JSON") }
+        #expect { try ResultsFile.read(garbage) } throws: {
+            "\($0)".contains("garbage.json") && "\($0)".contains("not a JSON")
+        }
         let truncated = folder.appendingPathComponent("truncated.json")
         try Data(#"{"schema": "stepbench/1", "rows": 3}"#.utf8).write(to: truncated)
-        #expect { try ResultsFile.read(truncated) } throws: { "\($0)".contains("truncated.json") && "\($0)".contains("malformed") }
-        #expect { try ResultsFile.read(folder.appendingPathComponent("missing.json")) } throws: { "\($0)".contains("missing.json") }
+        #expect { try ResultsFile.read(truncated) } throws: {
+            "\($0)".contains("truncated.json") && "\($0)".contains("malformed")
+        }
+        #expect { try ResultsFile.read(folder.appendingPathComponent("missing.json")) } throws: {
+            "\($0)".contains("missing.json")
+        }
     }
 
     @Test func test_results_writeIsAtomicAndKeepsThePreviousFile() throws {
@@ -87,7 +111,8 @@ struct ResultsFileTests {
         #expect(leftovers.isEmpty)
         // an unwritable destination fails and leaves the existing file as it was
         let blocked = folder.appendingPathComponent("blocked")
-        try FileManager.default.createDirectory(at: blocked.appendingPathComponent("x.json"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: blocked.appendingPathComponent("x.json"), withIntermediateDirectories: true)
         #expect(throws: (any Error).self) { try first.write(to: blocked.appendingPathComponent("x.json")) }
         #expect(try ResultsFile.read(url).createdAt == "later")
     }

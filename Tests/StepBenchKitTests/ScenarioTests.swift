@@ -1,6 +1,7 @@
-@testable import StepBenchKit
 import Stepping
 import Testing
+
+@testable import StepBenchKit
 @testable import StepBenchScenarios
 
 /// Every scenario runs for every design at a small size and verifies its own outcome.
@@ -35,7 +36,8 @@ struct ScenarioTests {
             guard let floor = scenario.floor else { Issue.record("\(scenario) has no floor"); continue }
             #expect(floor.isFloor && floor.floorOf == scenario)
             #expect(floor.threadCounts(requested: [1, 2, 4]) == scenario.threadCounts(requested: [1, 2, 4]))
-            #expect(floor.elements(.quick) == scenario.elements(.quick) && floor.suiteElements == scenario.suiteElements)
+            #expect(
+                floor.elements(.quick) == scenario.elements(.quick) && floor.suiteElements == scenario.suiteElements)
             #expect(floor.hasLatency == scenario.hasLatency)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import StepBenchKit
 import Testing
+
+@testable import StepBenchKit
 @testable import StepBenchScenarios
 
 @Suite("Statistics: median, quantiles, bootstrap CI")
@@ -68,7 +69,8 @@ struct StatisticsTests {
         let b = (0..<41).map { _ in 104 * exp(Double(rng.next() % 1000) / 5000) }
         let masses = MedianBootstrap(a).masses
         #expect(abs(masses.reduce(0, +) - 1) < 1e-9)
-        let (low, high) = MedianBootstrap.ratioInterval(baseline: MedianBootstrap(a), current: MedianBootstrap(b), tail: 0.025)
+        let (low, high) = MedianBootstrap.ratioInterval(
+            baseline: MedianBootstrap(a), current: MedianBootstrap(b), tail: 0.025)
         var ratios: [Double] = []
         var sa = a, sb = b
         for _ in 0..<20_000 {
@@ -77,7 +79,8 @@ struct StatisticsTests {
             ratios.append(Statistics.median(sb) / Statistics.median(sa))
         }
         let mcLow = Statistics.quantile(ratios, 0.025), mcHigh = Statistics.quantile(ratios, 0.975)
-        #expect(abs(low / mcLow - 1) < 0.004 && abs(high / mcHigh - 1) < 0.004,
-                "exact [\(low), \(high)] vs resampled [\(mcLow), \(mcHigh)]")
+        #expect(
+            abs(low / mcLow - 1) < 0.004 && abs(high / mcHigh - 1) < 0.004,
+            "exact [\(low), \(high)] vs resampled [\(mcLow), \(mcHigh)]")
     }
 }

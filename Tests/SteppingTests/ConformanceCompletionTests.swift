@@ -1,12 +1,15 @@
 import Foundation
 @preconcurrency import OpenCombine
-@testable import Stepping
+import TestSupport
 import Testing
+
+@testable import Stepping
 
 /// Rules C1–C5 and R1 of CONFORMANCE.md, for every design.
 @Suite("Completion, cancellation and resources (C1–C5, R1)")
 struct ConformanceCompletionTests {
-    @Test("C1: completion is delivered exactly once, with no demand or an unfulfilled promise", arguments: testedDesigns)
+    @Test(
+        "C1: completion is delivered exactly once, with no demand or an unfulfilled promise", arguments: testedDesigns)
     func test_rule_C1_completionDeliveredExactlyOnce(design: SteppingDesign) {
         // with demand outstanding, no input yet
         let a = Scripted(design)
@@ -64,7 +67,9 @@ struct ConformanceCompletionTests {
         #expect(second.calls == [.cancel])
     }
 
-    @Test("C4: cancel from many threads cancels upstream once; nothing reaches the stepper after", arguments: testedDesigns)
+    @Test(
+        "C4: cancel from many threads cancels upstream once; nothing reaches the stepper after",
+        arguments: testedDesigns)
     func test_rule_C4_cancelIsIdempotentAndFinal(design: SteppingDesign) {
         let s = Scripted(design)
         s.send(0)
@@ -89,7 +94,9 @@ struct ConformanceCompletionTests {
         #expect(early.probe.events.isEmpty)
     }
 
-    @Test("C5: inputs and completions before subscription, after completion or after cancel are ignored", arguments: testedDesigns)
+    @Test(
+        "C5: inputs and completions before subscription, after completion or after cancel are ignored",
+        arguments: testedDesigns)
     func test_rule_C5_misbehavingUpstreamIsIgnored(design: SteppingDesign) {
         let before = Scripted(design, subscribe: false)
         #expect(before.send(0) == .none)

@@ -1,7 +1,10 @@
 import Foundation
 @preconcurrency import OpenCombine
-@testable import Stepping
+import StepBenchScenarios
+import TestSupport
 import Testing
+
+@testable import Stepping
 
 /// Rules S1–S5 of CONFORMANCE.md, for every design.
 @Suite("Step path (S1–S5)")
@@ -9,17 +12,20 @@ struct ConformanceStepTests {
     @Test("S1: inputs in order, one call at a time, never while a promise is unfulfilled", arguments: testedDesigns)
     func test_rule_S1_orderedSerialStepperCalls(design: SteppingDesign) {
         let count = 5_000
-        let upstream = SequenceUpstream(count: count)
+        let upstream = CountingUpstream(count: count)
         let probe = StepperProbe<Int> { probe, index, _ in
             switch index % 4 {
             case 0: probe.fulfil(index, .more)
             case 1: DispatchQueue.global().async { probe.fulfil(index, .more) }
             case 2: Thread.detachNewThread { probe.fulfil(index, .more) }
-            default: DispatchQueue.global().async { probe.fulfil(index, .more); probe.fulfil(index, .more) }
+            default:
+                DispatchQueue.global().async {
+                    probe.fulfil(index, .more); probe.fulfil(index, .more)
+                }
             }
         }
         let subscriber = design.subscriber(probe)
-        upstream.subscribe(subscriber)
+        upstream.setFailureType(to: TestError.self).subscribe(subscriber)
         #expect(eventually(timeout: 60) { probe.completions == 1 }, "\(design) did not finish")
         #expect(probe.violations.isEmpty, "\(probe.violations.prefix(3))")
         #expect(probe.inputs == Array(0..<count))
@@ -66,12 +72,12 @@ struct ConformanceStepTests {
         s.send(0)
         s.probe.fulfil(0, .more)
         s.send(1)
-        s.probe.fulfil(0, .more)    // stale: earlier input
+        s.probe.fulfil(0, .more)  // stale: earlier input
         s.probe.fulfil(0, .cancel)  // stale
         s.settle()
         #expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
         s.complete()
-        s.probe.fulfil(1, .more)    // after completion
+        s.probe.fulfil(1, .more)  // after completion
         s.probe.fulfil(1, .cancel)
         s.settle()
         #expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
@@ -79,7 +85,7 @@ struct ConformanceStepTests {
         let c = Scripted(design)
         c.send(0)
         c.cancel()
-        c.probe.fulfil(0, .more)    // after cancel
+        c.probe.fulfil(0, .more)  // after cancel
         c.probe.fulfil(0, .cancel)
         c.settle()
         #expect(c.upstream.calls == [.request(.max(1)), .cancel])
@@ -108,7 +114,9 @@ struct ConformanceStepTests {
         #expect(t.probe.events == [.input(0)])
     }
 
-    @Test("S5: the stepper may call the promise synchronously; an upstream may re-enter on request", arguments: testedDesigns)
+    @Test(
+        "S5: the stepper may call the promise synchronously; an upstream may re-enter on request",
+        arguments: testedDesigns)
     func test_rule_S5_reentrantPromiseAndUpstream(design: SteppingDesign) {
         // The upstream sends the next input from inside `request`, as a synchronous publisher
         // does: a design holding its lock while calling `request` would deadlock here.
@@ -116,7 +124,9 @@ struct ConformanceStepTests {
         let s = Scripted(design, subscribe: false)
         nonisolated(unsafe) let subscriber = s.subscriber  // subscribers are thread-safe by contract
         s.upstream.onRequest = { _ in
-            let value = next.mutate { v -> Int in defer { v += 1 }; return v }
+            let value = next.mutate { v -> Int in
+                defer { v += 1 }; return v
+            }
             if value <= 3 { _ = subscriber.receive(value) }
         }
         guarded("\(design): re-entrant request") { subscriber.receive(subscription: s.upstream) }
@@ -159,11 +169,14 @@ struct ConformanceStepTests {
         #expect(eventually(timeout: 120) { finished.value })
         #expect(received.value == count)
 
-        // and our own trampolined upstream reports the emission depth it saw
-        let upstream = SequenceUpstream(count: 10_000)
+        // and with the suite's trampolined upstream: a nested emission would be a second stepper
+        // call inside the first, which the probe records (S1)
+        let upstream = CountingUpstream(count: 10_000)
         let probe = StepperProbe<Int> { probe, index, _ in probe.fulfil(index, .more) }
-        upstream.subscribe(design.subscriber(probe))
+        upstream.setFailureType(to: TestError.self).subscribe(design.subscriber(probe))
         #expect(eventually(timeout: 30) { probe.completions == 1 })
-        #expect(upstream.conduit!.recursionDepth == 1)
+        #expect(probe.violations.isEmpty, "\(probe.violations.prefix(3))")
+        #expect(probe.inputs == Array(0..<10_000))
+        #expect(upstream.conduit?.violations == [])
     }
 }

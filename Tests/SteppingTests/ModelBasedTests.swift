@@ -1,7 +1,10 @@
 import Foundation
 @preconcurrency import OpenCombine
-@testable import Stepping
+import StepBenchScenarios
+import TestSupport
 import Testing
+
+@testable import Stepping
 
 /// Seeded random signal sequences: every design must make the same upstream and stepper calls,
 /// in the same order, as `StepStateMachine` driven by a direct interpreter (the oracle).
@@ -30,14 +33,15 @@ struct ModelBasedTests {
         var s = Script()
         for _ in 0..<length {
             let r = rng.next() % 100
-            let op: Op = switch r {
-            case 0..<6: .subscribe(second: rng.next() % 3 == 0)
-            case 6..<50: .input
-            case 50..<53: .finish
-            case 53..<55: .fail
-            case 55..<59: .cancel
-            default: .promise(pick: Int(rng.next() % 1000), rng.next() % 6 == 0 ? .cancel : .more)
-            }
+            let op: Op =
+                switch r {
+                case 0..<6: .subscribe(second: rng.next() % 3 == 0)
+                case 6..<50: .input
+                case 50..<53: .finish
+                case 53..<55: .fail
+                case 55..<59: .cancel
+                default: .promise(pick: Int(rng.next() % 1000), rng.next() % 6 == 0 ? .cancel : .more)
+                }
             s.ops.append(op)
             s.reactions.append(Reaction.allCases[Int(rng.next() % UInt64(Reaction.allCases.count))])
         }
@@ -139,7 +143,9 @@ struct ModelBasedTests {
             switch event {
             case .input(let v, let promise):
                 log.mutate { $0.append("stepper(input \(v))") }
-                let n = promises.mutate { $0.append(promise); return $0.count - 1 }
+                let n = promises.mutate {
+                    $0.append(promise); return $0.count - 1
+                }
                 switch reactions[v] {
                 case .nothing: break
                 case .more: promise(.more)
@@ -159,20 +165,20 @@ struct ModelBasedTests {
         var value = 0
         for (step, op) in script.ops.enumerated() {
             guarded("\(design): model-based step \(step) (\(op))") {
-            switch op {
-            case .subscribe(let isSecond): subscriber.receive(subscription: isSecond ? second : first)
-            case .input:
-                let demand = subscriber.receive(value)
-                value += 1
-                if demand != .none { log.mutate { $0.append("returned(\(demand))") } }
-            case .finish: subscriber.receive(completion: .finished)
-            case .fail: subscriber.receive(completion: .failure(TestError()))
-            case .cancel: subscriber.cancel()
-            case .promise(let raw, let request):
-                let all = promises.value
-                if let i = pick(raw, count: all.count) { all[i](request) }
-            }
-            settleDesign(subscriber)
+                switch op {
+                case .subscribe(let isSecond): subscriber.receive(subscription: isSecond ? second : first)
+                case .input:
+                    let demand = subscriber.receive(value)
+                    value += 1
+                    if demand != .none { log.mutate { $0.append("returned(\(demand))") } }
+                case .finish: subscriber.receive(completion: .finished)
+                case .fail: subscriber.receive(completion: .failure(TestError()))
+                case .cancel: subscriber.cancel()
+                case .promise(let raw, let request):
+                    let all = promises.value
+                    if let i = pick(raw, count: all.count) { all[i](request) }
+                }
+                settleDesign(subscriber)
             }
         }
         subscriberBox.mutate { $0 = nil }  // break the cycle
@@ -184,7 +190,8 @@ struct ModelBasedTests {
     static func normalised(_ log: [String], for design: SteppingDesign) -> [String] {
         guard !design.deliversSynchronously else { return log }
         // The demand goes to the accepted subscription: the one the first request went to.
-        let accepted = log.first { $0.hasPrefix("request(") }?.dropFirst("request(".count).prefix { $0 != "," } ?? "first"
+        let accepted =
+            log.first { $0.hasPrefix("request(") }?.dropFirst("request(".count).prefix { $0 != "," } ?? "first"
         return log.map { $0 == "returned(max(1))" ? "request(\(accepted), max(1))" : $0 }
     }
 
@@ -206,9 +213,11 @@ struct ModelBasedTests {
             let actual = Self.run(design, script)
             if actual != expected {
                 failures += 1
-                let diff = zip(expected, actual).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                let diff =
+                    zip(expected, actual).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                     ?? min(expected.count, actual.count)
-                Issue.record("""
+                Issue.record(
+                    """
                     \(design) differs from the state machine for seed \(seed) \
                     (rerun with STEPBENCH_MODEL_SEED=\(seed)) at call \(diff): \
                     expected \(expected.dropFirst(diff).prefix(3)), got \(actual.dropFirst(diff).prefix(3))
@@ -228,24 +237,12 @@ struct ModelBasedTests {
                 if entry.hasPrefix("stepper(failure") { kinds.insert("failure") }
             }
         }
-        #expect(kinds.isSuperset(of: ["request", "cancel", "stepper", "returned", "second-cancelled", "failure"]),
-                "\(kinds)")
+        #expect(
+            kinds.isSuperset(of: ["request", "cancel", "stepper", "returned", "second-cancelled", "failure"]),
+            "\(kinds)")
     }
 }
 
 extension ModelBasedTests.Op {
     var isFinish: Bool { if case .finish = self { true } else { false } }
-}
-
-/// A small, fast, seedable generator (Steele et al.), so a failing sequence can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -1,8 +1,10 @@
 import Foundation
 @preconcurrency import OpenCombine
 import OpenCombineDispatch
-@testable import Stepping
+import TestSupport
 import Testing
+
+@testable import Stepping
 
 /// `pace` on a virtual-time scheduler, the ImmediateScheduler and a real DispatchQueue.
 @Suite("pace(_:scheduler:subject:design:)")
@@ -13,8 +15,9 @@ struct PaceTests {
         var finishedAt: Double?
     }
 
-    @Test("the original example: A B C at 0, 0.3, 0.6 s and D E F at 5.0, 5.3, 5.6 s come out at 0, 1, 2, 5, 6, 7 s",
-          arguments: testedDesigns)
+    @Test(
+        "the original example: A B C at 0, 0.3, 0.6 s and D E F at 5.0, 5.3, 5.6 s come out at 0, 1, 2, 5, 6, 7 s",
+        arguments: testedDesigns)
     func test_pace_originalExampleInVirtualTime(design: SteppingDesign) {
         let scheduler = TestScheduler()
         let erratic = PassthroughSubject<String, Never>()
@@ -63,10 +66,12 @@ struct PaceTests {
         let paced = PassthroughSubject<Int, Never>()
         let received = Box<[Int]>([])
         let finished = Box(false)
-        let sink = paced.sink(receiveCompletion: { _ in finished.mutate { $0 = true } },
-                              receiveValue: { v in received.mutate { $0.append(v) } })
-        let pacing = (0..<500).publisher.pace(.seconds(1), scheduler: ImmediateScheduler.shared,
-                                              subject: paced, design: design)
+        let sink = paced.sink(
+            receiveCompletion: { _ in finished.mutate { $0 = true } },
+            receiveValue: { v in received.mutate { $0.append(v) } })
+        let pacing = (0..<500).publisher.pace(
+            .seconds(1), scheduler: ImmediateScheduler.shared,
+            subject: paced, design: design)
         #expect(eventually { finished.value })
         #expect(received.value == Array(0..<500))
         withExtendedLifetime((sink, pacing)) {}
@@ -78,10 +83,12 @@ struct PaceTests {
         let paced = PassthroughSubject<Int, Never>()
         let times = Box<[UInt64]>([])
         let finished = Box(false)
-        let sink = paced.sink(receiveCompletion: { _ in finished.mutate { $0 = true } },
-                              receiveValue: { _ in times.mutate { $0.append(DispatchTime.now().uptimeNanoseconds) } })
-        let pacing = (0..<5).publisher.pace(.milliseconds(20), scheduler: queue.ocombine,
-                                            subject: paced, design: design)
+        let sink = paced.sink(
+            receiveCompletion: { _ in finished.mutate { $0 = true } },
+            receiveValue: { _ in times.mutate { $0.append(DispatchTime.now().uptimeNanoseconds) } })
+        let pacing = (0..<5).publisher.pace(
+            .milliseconds(20), scheduler: queue.ocombine,
+            subject: paced, design: design)
         #expect(eventually { finished.value })
         let t = times.value
         #expect(t.count == 5)

@@ -1,8 +1,10 @@
 import Foundation
 @preconcurrency import OpenCombine
 import OpenCombineDispatch
-@testable import Stepping
+import TestSupport
 import Testing
+
+@testable import Stepping
 
 /// The rules against OpenCombine's own publishers, through the public `step` operator.
 @Suite("Real upstreams: OpenCombine publishers through step(design:with:)")
@@ -18,14 +20,20 @@ struct RealUpstreamTests {
             { event in
                 switch event {
                 case .input(let v, let promise):
-                    self.lock.withLock { self.inputs.append(v); self.promises.append(promise) }
+                    self.lock.withLock {
+                        self.inputs.append(v); self.promises.append(promise)
+                    }
                     if more { promise(.more) }
                 case .completion(let c):
-                    self.lock.withLock { self.completion = c; self.completions += 1 }
+                    self.lock.withLock {
+                        self.completion = c; self.completions += 1
+                    }
                 }
             }
         }
-        var snapshot: ([Input], Int, Subscribers.Completion<TestError>?) { lock.withLock { (inputs, completions, completion) } }
+        var snapshot: ([Input], Int, Subscribers.Completion<TestError>?) {
+            lock.withLock { (inputs, completions, completion) }
+        }
     }
 
     @Test("Publishers.Sequence: every element in order, then finished (D1, D3, S1, C1)", arguments: testedDesigns)
@@ -65,7 +73,8 @@ struct RealUpstreamTests {
     func test_rule_D4_bufferedSubjectWithAsyncMore(design: SteppingDesign) {
         let subject = PassthroughSubject<Int, TestError>()
         let c = Collector<Int>()
-        let cancellable = subject
+        let cancellable =
+            subject
             .buffer(size: 1_000, prefetch: .byRequest, whenFull: .customError { TestError(code: 99) })
             .step(design: design, with: c.stepper(more: false))
         for v in 0..<100 { subject.send(v) }

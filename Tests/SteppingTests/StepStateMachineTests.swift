@@ -1,6 +1,8 @@
 @preconcurrency import OpenCombine
-@testable import Stepping
+import TestSupport
 import Testing
+
+@testable import Stepping
 
 /// The pure state machine, exhaustively: every state × every signal, against a written table.
 @Suite("StepStateMachine: every state × signal")
@@ -80,7 +82,8 @@ struct StepStateMachineTests {
         case .stepperReturned:
             switch m.stepperReturned() {
             case .demand(let d): return "demand(\(d))"
-            case .deliverCompletion(let e, let s): return "deliverCompletion(\(e.typed(as: TestError.self)), \(name(s.stepper)))"
+            case .deliverCompletion(let e, let s):
+                return "deliverCompletion(\(e.typed(as: TestError.self)), \(name(s.stepper)))"
             }
         case .currentPromiseMore: return promise(m.completePromise(id: current, request: .more))
         case .currentPromiseCancel: return promise(m.completePromise(id: current, request: .cancel))
@@ -178,7 +181,8 @@ struct StepStateMachineTests {
             let (expectedAction, expectedState) = try #require(row[signal])
             let after = describe(m)
             #expect(action == expectedAction, "\(start) × \(signal): action")
-            #expect(after == (expectedState == "unchanged" ? before : expectedState), "\(start) × \(signal): next state")
+            #expect(
+                after == (expectedState == "unchanged" ? before : expectedState), "\(start) × \(signal): next state")
         }
     }
 

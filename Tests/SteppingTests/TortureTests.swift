@@ -31,7 +31,9 @@ struct TortureTests {
     }
 
     /// Runs one case in a child process: (exit status or signal, its output).
-    static func child(_ arguments: [String], watchdog: Int) throws -> (status: Int32, reason: Process.TerminationReason, output: String) {
+    static func child(_ arguments: [String], watchdog: Int) throws -> (
+        status: Int32, reason: Process.TerminationReason, output: String
+    ) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -49,8 +51,9 @@ struct TortureTests {
 
     @Test("the child knows exactly these cases")
     func test_torture_caseListMatches() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.executable.path),
-                "build it first: swift build --product SteppingTorture (swift test builds it)")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: Self.executable.path),
+            "build it first: swift build --product SteppingTorture (swift test builds it)")
         let (status, _, output) = try Self.child(["--list"], watchdog: 10)
         #expect(status == 0)
         #expect(output.split(separator: "\n").map(String.init) == Case.allCases.map(\.rawValue))
@@ -62,9 +65,13 @@ struct TortureTests {
         let watchdog = design == .seed && torture.seedBreaks == .releaseUnderLock ? 5 : 60
         let (status, reason, output) = try Self.child([torture.rawValue, design.rawValue], watchdog: watchdog)
         let check = {
-            let how = reason == .uncaughtSignal ? "crashed with signal \(status)" : status == 3 ? "stalled (watchdog)" : "exit \(status)"
+            let how =
+                reason == .uncaughtSignal
+                ? "crashed with signal \(status)" : status == 3 ? "stalled (watchdog)" : "exit \(status)"
             #expect(reason == .exit && status == 0, "\(design) \(torture.rawValue): \(how)\n\(output.suffix(1_500))")
-            #expect(!output.contains("WARNING: ThreadSanitizer"), "\(design) \(torture.rawValue): ThreadSanitizer\n\(output.suffix(3_000))")
+            #expect(
+                !output.contains("WARNING: ThreadSanitizer"),
+                "\(design) \(torture.rawValue): ThreadSanitizer\n\(output.suffix(3_000))")
         }
         if let issue = torture.seedBreaks {
             expecting(design, breaks: issue, in: check)

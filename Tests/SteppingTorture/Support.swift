@@ -2,6 +2,7 @@ import Foundation
 @preconcurrency import OpenCombine
 import Stepping
 import Synchronization
+import TestSupport
 
 /// Which round a case is in, for the watchdog's message.
 final class Progress: @unchecked Sendable {  // `round` is atomic; `label` is immutable
@@ -13,21 +14,14 @@ final class Progress: @unchecked Sendable {  // `round` is atomic; `label` is im
     func startWatchdog(seconds: Double) {
         let thread = Thread { [self] in
             Thread.sleep(forTimeInterval: seconds)
-            FileHandle.standardOutput.write(Data(
-                "WATCHDOG: \(label) still running after \(seconds) s in round \(round.load(ordering: .relaxed)) (deadlock or stall)\n".utf8))
+            FileHandle.standardOutput.write(
+                Data(
+                    "WATCHDOG: \(label) still running after \(seconds) s in round \(round.load(ordering: .relaxed)) (deadlock or stall)\n"
+                        .utf8))
             exit(3)
         }
         thread.start()
     }
-}
-
-/// A locked box for bookkeeping shared with Sendable closures.
-final class Locked<Value>: @unchecked Sendable {  // `value` behind `lock`
-    private let lock = NSLock()
-    private var _value: Value
-    init(_ value: Value) { _value = value }
-    var value: Value { lock.withLock { _value } }
-    @discardableResult func mutate<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&_value) } }
 }
 
 /// A stepper that checks rule S1 and C1 as it goes: never two calls at once, never an input while
@@ -40,7 +34,7 @@ final class CheckingStepper: @unchecked Sendable {  // state behind `lock`; `act
         var latestFulfilled = true
         var violations: [String] = []
     }
-    let state = Locked(State())
+    let state = Box(State())
     private let active = Atomic<Int>(0)
     /// Runs inside the stepper call for each input (this stepper, the input's index); fulfil
     /// promises through ``fulfil(_:_:)`` so that the S1 check knows.
@@ -48,14 +42,16 @@ final class CheckingStepper: @unchecked Sendable {  // state behind `lock`; `act
 
     init(reaction: @escaping @Sendable (CheckingStepper, Int) -> Void = { _, _ in }) { self.reaction = reaction }
 
-    func handle(_ event: StepEvent<Int, TortureError>) {
+    func handle(_ event: StepEvent<Int, TestError>) {
         if active.add(1, ordering: .sequentiallyConsistent).newValue != 1 { violate("S1: two stepper calls at once") }
         defer { active.subtract(1, ordering: .sequentiallyConsistent) }
         switch event {
         case .input(let value, let promise):
             let index = state.mutate { s -> Int in
                 if s.completions > 0 { s.violations.append("input \(value) after the completion") }
-                if !s.latestFulfilled { s.violations.append("S1: input \(value) while the previous promise was unfulfilled") }
+                if !s.latestFulfilled {
+                    s.violations.append("S1: input \(value) while the previous promise was unfulfilled")
+                }
                 s.latestFulfilled = false
                 s.inputs.append(value)
                 s.promises.append(promise)
@@ -80,10 +76,8 @@ final class CheckingStepper: @unchecked Sendable {  // state behind `lock`; `act
     }
 
     func violate(_ message: String) { state.mutate { $0.violations.append(message) } }
-    var stepper: @Sendable (StepEvent<Int, TortureError>) -> Void { { [self] in handle($0) } }
+    var stepper: @Sendable (StepEvent<Int, TestError>) -> Void { { [self] in handle($0) } }
 }
-
-struct TortureError: Error {}
 
 /// A hand-driven upstream's subscription: counts requests and cancels, and runs hooks (outside
 /// its own lock) so a case can make `request` slow, re-entrant or cancelling.
@@ -114,18 +108,9 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     let group = DispatchGroup()
     for i in 0..<count {
         group.enter()
-        Thread.detachNewThread { body(i); group.leave() }
+        Thread.detachNewThread {
+            body(i); group.leave()
+        }
     }
     group.wait()
-}
-
-/// Waits (bounded) until `condition` holds; asynchronous designs (actor) need time to deliver.
-@discardableResult
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !condition() {
-        if Date() > deadline { return false }
-        usleep(100)
-    }
-    return true
 }

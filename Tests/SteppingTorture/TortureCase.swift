@@ -2,6 +2,7 @@ import Foundation
 @preconcurrency import OpenCombine
 import Stepping
 import Synchronization
+import TestSupport
 
 /// The hostile cases. Each returns the violations it saw (empty: the design held).
 enum TortureCase: String, CaseIterable {
@@ -48,7 +49,9 @@ enum TortureCase: String, CaseIterable {
 
 /// Sends `value` as a well-behaved upstream would: demand returned from `receive(_:)` (a
 /// `.more` that came while the stepper was still running) counts like a request.
-private func deliver(_ value: Int, to subscriber: any SteppingSubscriber<Int, TortureError>, from upstream: HookedSubscription) {
+private func deliver(
+    _ value: Int, to subscriber: any SteppingSubscriber<Int, TestError>, from upstream: HookedSubscription
+) {
     if subscriber.receive(value) != .none { upstream.request(.max(1)) }
 }
 
@@ -76,8 +79,9 @@ private func runStorm(_ design: SteppingDesign, _ progress: Progress) -> [String
                 case 1: stepper.state.value.promises[Int.random(in: 0..<count)](.cancel)
                 case 2 where i == 63 && step == 250:
                     target.cancel()
-                    _ = cancelledAt.compareExchange(expected: -1, desired: stepper.state.value.inputs.count,
-                                                    ordering: .sequentiallyConsistent)
+                    _ = cancelledAt.compareExchange(
+                        expected: -1, desired: stepper.state.value.inputs.count,
+                        ordering: .sequentiallyConsistent)
                 default: stepper.fulfil(count - 1, .more)
                 }
             }
@@ -89,9 +93,12 @@ private func runStorm(_ design: SteppingDesign, _ progress: Progress) -> [String
         SteppingDesign.waitUntilIdle(subscriber)
         let state = stepper.state.value
         violations += state.violations.map { "round \(round): \($0)" }
-        if upstream.cancels != 1 { violations.append("round \(round): upstream cancelled \(upstream.cancels) times (C4: once)") }
+        if upstream.cancels != 1 {
+            violations.append("round \(round): upstream cancelled \(upstream.cancels) times (C4: once)")
+        }
         if seenAtCancel >= 0, state.inputs.count > seenAtCancel + 1 {
-            violations.append("round \(round): \(state.inputs.count - seenAtCancel) inputs after cancel() returned (C4: at most 1)")
+            violations.append(
+                "round \(round): \(state.inputs.count - seenAtCancel) inputs after cancel() returned (C4: at most 1)")
         }
         if state.inputs != Array(0..<state.inputs.count) { violations.append("round \(round): inputs out of order") }
         if !violations.isEmpty { break }
@@ -138,7 +145,10 @@ private func runSlowRequest(_ design: SteppingDesign, _ progress: Progress) -> [
     SteppingDesign.waitUntilIdle(subscriber)
     let state = stepper.state.value
     violations += state.violations
-    if state.inputs != Array(0..<total) { violations.append("inputs: \(state.inputs.count) of \(total), in order: \(state.inputs == Array(0..<state.inputs.count))") }
+    if state.inputs != Array(0..<total) {
+        violations.append(
+            "inputs: \(state.inputs.count) of \(total), in order: \(state.inputs == Array(0..<state.inputs.count))")
+    }
     if state.completions != 1 { violations.append("C1: \(state.completions) completions") }
     return violations
 }
@@ -152,11 +162,15 @@ private func runReentrantRequest(_ design: SteppingDesign, _ progress: Progress)
     let sent = Atomic<Int>(0)
     upstream.onRequest = {  // delivers from inside request (no trampoline)
         let next = sent.add(1, ordering: .relaxed).oldValue
-        if next < total { deliver(next, to: target, from: upstream) } else if next == total { target.receive(completion: .finished) }
+        if next < total {
+            deliver(next, to: target, from: upstream)
+        } else if next == total {
+            target.receive(completion: .finished)
+        }
     }
     subscriber.receive(subscription: upstream)
     for i in 0..<total {  // .more after the stepper returned: request → receive, re-entrantly
-        guard eventually(within: 5, { stepper.state.value.inputs.count == i + 1 }) else {
+        guard eventually(timeout: 5, { stepper.state.value.inputs.count == i + 1 }) else {
             return ["stalled at input \(i)"] + stepper.state.value.violations
         }
         stepper.fulfil(i, .more)
@@ -164,8 +178,12 @@ private func runReentrantRequest(_ design: SteppingDesign, _ progress: Progress)
     SteppingDesign.waitUntilIdle(subscriber)
     let state = stepper.state.value
     var violations = state.violations
-    if state.inputs != Array(0..<total) { violations.append("inputs out of order or lost (\(state.inputs.count) of \(total))") }
-    if !eventually({ stepper.state.value.completions == 1 }) { violations.append("C1: \(stepper.state.value.completions) completions") }
+    if state.inputs != Array(0..<total) {
+        violations.append("inputs out of order or lost (\(state.inputs.count) of \(total))")
+    }
+    if !eventually({ stepper.state.value.completions == 1 }) {
+        violations.append("C1: \(stepper.state.value.completions) completions")
+    }
     return violations
 }
 
@@ -181,7 +199,11 @@ private func runCancelInsideRequest(_ design: SteppingDesign, _ progress: Progre
         let requests = Atomic<Int>(0)
         upstream.onRequest = {
             let n = requests.add(1, ordering: .relaxed).newValue
-            if n == cancelAt { target.cancel() } else { DispatchQueue.global().async { deliver(n, to: target, from: upstream) } }
+            if n == cancelAt {
+                target.cancel()
+            } else {
+                DispatchQueue.global().async { deliver(n, to: target, from: upstream) }
+            }
         }
         subscriber.receive(subscription: upstream)
         // Promises fulfilled from outside, until the cancel lands.
@@ -203,20 +225,25 @@ private func runCancelAfterSubscribe(_ design: SteppingDesign, _ progress: Progr
     var violations: [String] = []
     for round in 0..<300 {
         progress.round.store(round, ordering: .relaxed)
-        let subject = PassthroughSubject<Int, TortureError>()
-        let calls = Locked<[String]>([])
+        let subject = PassthroughSubject<Int, TestError>()
+        let calls = Box<[String]>([])
         let stepper = CheckingStepper()
-        let cancellable = subject
-            .handleEvents(receiveCancel: { calls.mutate { $0.append("cancel") } },
-                          receiveRequest: { _ in calls.mutate { $0.append("request") } })
+        let cancellable =
+            subject
+            .handleEvents(
+                receiveCancel: { calls.mutate { $0.append("cancel") } },
+                receiveRequest: { _ in calls.mutate { $0.append("request") } }
+            )
             .step(design: design, with: stepper.stepper)
         cancellable.cancel()
         calls.mutate { $0.append("cancel() returned") }
         subject.send(1)
-                usleep(2_000)  // give an asynchronous design time to misbehave
+        usleep(2_000)  // give an asynchronous design time to misbehave
         let log = calls.value
         let returned = log.firstIndex(of: "cancel() returned")!
-        if log[returned...].contains("request") { violations.append("round \(round): request after cancel() returned (C7): \(log)") }
+        if log[returned...].contains("request") {
+            violations.append("round \(round): request after cancel() returned (C7): \(log)")
+        }
         violations += stepper.state.value.violations
         if !violations.isEmpty { break }
     }
@@ -230,7 +257,7 @@ final class WeakBox: @unchecked Sendable {  // set before it is shared; read onl
 
 /// Owned by the stepper alone; calls back into the subscriber when it is released.
 private final class ReleaseProbe: @unchecked Sendable {  // `promise` behind its lock
-    let promise = Locked<StepPromise?>(nil)
+    let promise = Box<StepPromise?>(nil)
     let subscriber: WeakBox
     init(subscriber: WeakBox) { self.subscriber = subscriber }
     deinit {
@@ -245,8 +272,8 @@ private func runReleaseCallback(_ design: SteppingDesign, _ progress: Progress) 
     for (round, ending) in ["cancel()", "promise(.cancel)", "completion"].enumerated() {
         progress.round.store(round, ordering: .relaxed)
         let watch = WeakBox(), subscriberRef = WeakBox()
-        let kept = Locked<StepPromise?>(nil)
-        let subscriber: any SteppingSubscriber<Int, TortureError> = {
+        let kept = Box<StepPromise?>(nil)
+        let subscriber: any SteppingSubscriber<Int, TestError> = {
             let probe = ReleaseProbe(subscriber: subscriberRef)
             watch.object = probe
             return design.makeSubscriber { event in
@@ -277,26 +304,30 @@ private func runReentrantCompletion(_ design: SteppingDesign, _ progress: Progre
     var violations: [String] = []
     for (round, moreToo) in [false, true].enumerated() {
         progress.round.store(round, ordering: .relaxed)
-        let subject = PassthroughSubject<Int, TortureError>()
-        let requests = Locked(0)
+        let subject = PassthroughSubject<Int, TestError>()
+        let requests = Box(0)
         let watch = WeakBox()
         let stepper = CheckingStepper { stepper, index in
             subject.send(completion: .finished)  // OpenCombine delivers it re-entrantly
             if moreToo { stepper.fulfil(index, .more) }
         }
         watch.object = stepper
-        let cancellable = subject
+        let cancellable =
+            subject
             .handleEvents(receiveRequest: { _ in requests.mutate { $0 += 1 } })
             .step(design: design, with: stepper.stepper)
         eventually { requests.value == 1 }  // a subject drops values sent before the demand arrives
         subject.send(1)
         let label = moreToo ? "completion then .more in the same call" : "completion from inside the stepper"
         if !eventually({ stepper.state.value.completions == 1 }) {
-            violations.append("\(label): C6: the stepper saw \(stepper.state.value.completions) completions, expected 1")
+            violations.append(
+                "\(label): C6: the stepper saw \(stepper.state.value.completions) completions, expected 1")
         }
         violations += stepper.state.value.violations.map { "\(label): \($0)" }
         if stepper.state.value.inputs != [1] { violations.append("\(label): inputs \(stepper.state.value.inputs)") }
-        if requests.value != 1 { violations.append("\(label): \(requests.value) requests upstream (only the first expected)") }
+        if requests.value != 1 {
+            violations.append("\(label): \(requests.value) requests upstream (only the first expected)")
+        }
         withExtendedLifetime(cancellable) {}
     }
     return violations
@@ -313,7 +344,9 @@ private func runDemandIgnoring(_ design: SteppingDesign, _ progress: Progress) -
     _ = subscriber.receive(3)
     SteppingDesign.waitUntilIdle(subscriber)
     var violations = stepper.state.value.violations
-    if stepper.state.value.inputs != [1] { violations.append("inputs sent with no demand reached the stepper: \(stepper.state.value.inputs)") }
+    if stepper.state.value.inputs != [1] {
+        violations.append("inputs sent with no demand reached the stepper: \(stepper.state.value.inputs)")
+    }
     stepper.fulfil(0, .more)
     SteppingDesign.waitUntilIdle(subscriber)
     _ = subscriber.receive(4)
@@ -336,7 +369,7 @@ private func runDoubleCompletion(_ design: SteppingDesign, _ progress: Progress)
         SteppingDesign.waitUntilIdle(subscriber)
         if promiseFirst { stepper.fulfil(0, .more) }
         subscriber.receive(completion: .finished)
-        subscriber.receive(completion: .failure(TortureError()))
+        subscriber.receive(completion: .failure(TestError()))
         _ = subscriber.receive(2)
         subscriber.receive(completion: .finished)
         SteppingDesign.waitUntilIdle(subscriber)

@@ -20,13 +20,16 @@ if arguments.first == "--list" {
     exit(0)
 }
 guard arguments.count == 2, let torture = TortureCase(rawValue: arguments.first!),
-      let design = SteppingDesign(rawValue: arguments.last!) else {
-    FileHandle.standardError.write(Data("""
-        usage: SteppingTorture CASE DESIGN
-          cases: \(TortureCase.allCases.map(\.rawValue).joined(separator: ", "))
-          designs: \(SteppingDesign.allCases.map(\.rawValue).joined(separator: ", "))
+    let design = SteppingDesign(rawValue: arguments.last!)
+else {
+    FileHandle.standardError.write(
+        Data(
+            """
+            usage: SteppingTorture CASE DESIGN
+              cases: \(TortureCase.allCases.map(\.rawValue).joined(separator: ", "))
+              designs: \(SteppingDesign.allCases.map(\.rawValue).joined(separator: ", "))
 
-        """.utf8))
+            """.utf8))
     exit(2)
 }
 let watchdogSeconds = Double(ProcessInfo.processInfo.environment["STEPBENCH_TORTURE_WATCHDOG"] ?? "") ?? 30

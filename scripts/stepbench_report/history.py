@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .results import READABLE_SCHEMAS, ResultsError, _load_one, floor_in, in_order
+from .results import READABLE_SCHEMAS, ResultsError, _load_one, floor_in, in_order, preset
 
 SCHEMA = "stepbench-history/1"
 
@@ -137,7 +137,7 @@ class RunFile:
         """What a point's value depends on besides the code: a change point across a change of
         these is flagged (the measurement changed, not necessarily the code)."""
         c = self.data.get("configuration") or {}
-        m = {"schema": self.data.get("schema"), "profile": c.get("profile"), "handoff": c.get("handoff"),
+        m = {"schema": self.data.get("schema"), "preset": preset(c), "handoff": c.get("handoff"),
              "elementsOverride": c.get("elementsOverride"), "aggregation": self.data.get("aggregation")}
         if row is not None:
             m["elements"] = row.get("elements")

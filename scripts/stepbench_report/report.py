@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 from . import charts, history
-from .results import ResultsError, load
+from .results import ResultsError, load, preset
 
 MULTI_THREAD = ("stale-storm", "cancel-race", "fan-out")
 
@@ -123,7 +123,7 @@ def build(args, results, folder):
           f"Produced by `scripts/report` from {made_by}: measured at commit `{m.get('gitCommit', '?')[:10]}`"
           f"{' (dirty)' if m.get('gitDirty') else ''}, {m.get('buildConfiguration')} build, {m.get('swiftVersion')}, "
           f"{m.get('kernel')}, allocator {m.get('allocator')}; created {results.created_at}; "
-          f"profile {results.configuration.get('profile')}, {results.configuration.get('repetitions')} repetitions in shuffled rounds (order seed {results.configuration.get('orderSeed', '–')}); "
+          f"preset {preset(results.configuration)}, {results.configuration.get('repetitions')} repetitions in shuffled rounds (order seed {results.configuration.get('orderSeed', '–')}); "
           f"hand-off {results.configuration.get('handoff')}.", "", "## Verdict", ""]
     md += [f"{i + 1}. {line}" for i, line in enumerate(verdict(results))]
     md += ["", "## Speed relative to `seed` and to the floor", "",

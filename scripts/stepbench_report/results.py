@@ -34,6 +34,12 @@ def in_order(names, catalog_order=()):
     return listed + [n for n in seen if n not in listed]
 
 
+def preset(configuration):
+    """How much a run measured ("quick", "full"): `configuration.preset`, or `profile` in files
+    written before it was called a preset."""
+    return configuration.get("preset", configuration.get("profile"))
+
+
 class ResultsError(Exception):
     """A results file that cannot be used: the message names the file and what to do."""
 

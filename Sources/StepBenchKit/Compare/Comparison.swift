@@ -14,15 +14,15 @@ import Stepping
 ///
 /// **Drift.** The bootstrap sees only the noise within each run. Given a ``NoiseProfile`` of this
 /// machine kind (`--noise`), each interval is widened, in log space, by the between-run drift
-/// the profile measured for that row and metric: half-width √(h² + (t·√2·σ̂_drift)²), where t is
+/// the noise profile measured for that row and metric: half-width √(h² + (t·√2·σ̂_drift)²), where t is
 /// the Student-t quantile with (runs − 1) degrees of freedom: σ̂_drift is estimated from a few
 /// A/A runs, and treating it as known (a normal quantile) lets false alarms through.
 ///
 /// **Pairing.** `ns_per_element_vs_floor` divides each repetition of a design by the repetition
-/// of its floor scenario (floor-sync; floor-pingpong for async-step) from the same round of the
-/// runner's interleaving (in a merged file: from the same process). Drift of the whole machine
-/// largely cancels in the ratio: measured on this machine, it drifts 2–5% between runs where raw
-/// ns/element drifts 13–17% (noise.json).
+/// of its scenario's own floor (``ScenarioKind/floor``) from the same round of the runner's
+/// interleaving (in a merged file: from the same process). Drift of the whole machine hits both
+/// alike and largely cancels in the ratio, which therefore drifts far less between runs than
+/// raw ns/element (the noise profiles show how much).
 ///
 /// **Verdict.** Decided on a family-wise interval: with m timing comparisons in the two files,
 /// each at level 1 − 1%/m (Bonferroni), so a whole A/A comparison shows a false timing
@@ -37,9 +37,10 @@ import Stepping
 /// The reported "95% CI" is the two-sided 95% interval, widened by drift alike.
 ///
 /// **No drift estimate.** A row whose drift between runs is unknown (no noise profile, or the
-/// profile did not measure that row and metric) cannot be called a regression or an improvement
-/// on timing alone: the within-run bootstrap does not see the 10–17% a run drifts here. Such a
-/// row says `no-drift-estimate` where it would have said regression or improvement.
+/// noise profile did not measure that row and metric) cannot be called a regression or an
+/// improvement on timing alone: the within-run bootstrap does not see how far a whole run
+/// drifts, which on a shared VM is far more than its own interval. Such a row says
+/// `no-drift-estimate` where it would have said regression or improvement.
 ///
 /// Allocations per element are exact counts where the scenario declares them so
 /// (``ScenarioKind/allocationsAreExact(design:)``): any increase of more than 0.01 per element (the
@@ -63,7 +64,7 @@ public struct Comparison: Codable, Equatable, Sendable {
         public var scenario: String
         public var design: String
         public var threads: Int
-        public var metric: String
+        public var metric: Metric
         public var exact: Bool
         public var baseline: Double?
         public var current: Double?
@@ -93,11 +94,11 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// stops checking a row is no gate): the CI gate.
     public var exactRegressions: [Row] { regressions.filter(\.exact) + rows.filter { $0.verdict == .onlyInBaseline } }
 
-    static let timingMetrics: [(String, @Sendable (RepetitionResult) -> Double?)] = [
-        ("ns_per_element", { $0.nsPerElement }),
-        ("cpu_ns_per_element", { $0.cpuNsPerElement }),
-        ("latency_p50", { $0.latency.map { Double($0.p50) } }),
-        ("latency_p99", { $0.latency.map { Double($0.p99) } }),
+    static let timingMetrics: [(Metric, @Sendable (RepetitionResult) -> Double?)] = [
+        (.nsPerElement, { $0.nsPerElement }),
+        (.cpuNsPerElement, { $0.cpuNsPerElement }),
+        (.latencyP50, { $0.latency.map { Double($0.p50) } }),
+        (.latencyP99, { $0.latency.map { Double($0.p99) } }),
     ]
     /// Family-wise false-alarm rate of a whole timing comparison.
     public static let familyWiseAlpha = 0.01
@@ -111,24 +112,31 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// Every timing metric of `row` with its per-repetition samples: the raw metrics, and
     /// `ns_per_element_vs_floor` when `file` holds the row's floor with as many repetitions
     /// (repetition i of the design is paired with repetition i of the floor).
-    public static func timingSamples(_ row: ResultsFile.Row, in file: ResultsFile) -> [(metric: String, samples: [Double])] {
-        guard row.status == "ok", !row.repetitions.isEmpty else { return [] }
-        var result: [(metric: String, samples: [Double])] = []
+    public static func timingSamples(_ row: ResultsFile.Row, in file: ResultsFile) -> [(
+        metric: Metric, samples: [Double]
+    )] {
+        guard row.status == .ok, !row.repetitions.isEmpty else { return [] }
+        var result: [(metric: Metric, samples: [Double])] = []
         for (name, value) in timingMetrics {
             let samples = row.repetitions.compactMap(value)
-            if samples.count == row.repetitions.count && samples.allSatisfy({ $0 > 0 }) { result.append((name, samples)) }
+            if samples.count == row.repetitions.count && samples.allSatisfy({ $0 > 0 }) {
+                result.append((name, samples))
+            }
         }
         if !allocationsAreExact(row) {  // a count that follows thread timing is compared like a timing
             // only the repetitions that carry their own count: repeats would narrow the interval
-            let samples = row.repetitions.prefix(row.allocationRepetitions ?? row.repetitions.count).map(\.allocationsPerElement)
-            if samples.allSatisfy({ $0 > 0 }) { result.append(("allocations_per_element", samples)) }
+            let samples = row.repetitions.prefix(row.allocationRepetitions ?? row.repetitions.count).map(
+                \.allocationsPerElement)
+            if samples.allSatisfy({ $0 > 0 }) { result.append((.allocationsPerElement, samples)) }
         }
         if let floor = row.scenario.floor,
-           let floorThreads = floor.threadCounts(requested: [row.threads]).first,
-           let floorRow = file.rows.first(where: { $0.scenario == floor && $0.threads == floorThreads && $0.status == "ok" }),
-           floorRow.repetitions.count == row.repetitions.count {
+            let floorThreads = floor.threadCounts(requested: [row.threads]).first,
+            let floorRow = file.row(RowKey(scenario: floor, design: "floor", threads: floorThreads)),
+            floorRow.status == .ok,
+            floorRow.repetitions.count == row.repetitions.count
+        {
             let paired = zip(row.repetitions, floorRow.repetitions).map { $0.nsPerElement / $1.nsPerElement }
-            if paired.allSatisfy({ $0 > 0 && $0.isFinite }) { result.append(("ns_per_element_vs_floor", paired)) }
+            if paired.allSatisfy({ $0 > 0 && $0.isFinite }) { result.append((.nsPerElementVsFloor, paired)) }
         }
         return result
     }
@@ -143,93 +151,116 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// runs still differ a little in start-up work); an increase above 0.5% is a regression.
     static let instructionTolerance = 0.005
 
-    public static func compare(baseline: ResultsFile, current: ResultsFile, minEffect: Double = 0.05,
-                               noise: NoiseProfile? = nil) -> Comparison {
-        func key(_ r: ResultsFile.Row) -> String { "\(r.scenario.rawValue)|\(r.design)|\(r.threads)" }
-        let base = Dictionary(baseline.rows.map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
+    public static func compare(
+        baseline: ResultsFile, current: ResultsFile, minEffect: Double = 0.05,
+        noise: NoiseProfile? = nil
+    ) -> Comparison {
+        let base = Dictionary(baseline.rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         var rows: [Row] = []
-        var seen = Set<String>()
+        var seen = Set<RowKey>()
         // First pass: how many timing comparisons there are, for the family-wise level.
         var timingCount = 0
         for cur in current.rows {
-            guard let old = base[key(cur)] else { continue }
+            guard let old = base[cur.key] else { continue }
             let oldMetrics = Set(timingSamples(old, in: baseline).map(\.metric))
             timingCount += timingSamples(cur, in: current).filter { oldMetrics.contains($0.metric) }.count
         }
         let decisionTail = decisionTail(comparisons: timingCount)
         for cur in current.rows {
-            seen.insert(key(cur))
-            func row(_ metric: String, exact: Bool, verdict: Verdict) -> Row {
-                Row(scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: metric,
+            seen.insert(cur.key)
+            func row(_ metric: Metric, exact: Bool, verdict: Verdict) -> Row {
+                Row(
+                    scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: metric,
                     exact: exact, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil, verdict: verdict)
             }
-            guard let old = base[key(cur)], old.status == "ok", !old.repetitions.isEmpty else {
-                rows.append(row("all", exact: false, verdict: .onlyInCurrent))
+            guard let old = base[cur.key], old.status == .ok, !old.repetitions.isEmpty else {
+                rows.append(row(.all, exact: false, verdict: .onlyInCurrent))
                 continue
             }
-            guard cur.status == "ok", !cur.repetitions.isEmpty else {
-                var r = row("verification", exact: true, verdict: .failed)
+            guard cur.status == .ok, !cur.repetitions.isEmpty else {
+                var r = row(.verification, exact: true, verdict: .failed)
                 r.ratio = nil
                 rows.append(r)
                 continue
             }
-            let oldSamples = Dictionary(timingSamples(old, in: baseline).map { ($0.metric, $0.samples) }, uniquingKeysWith: { a, _ in a })
+            let oldSamples = Dictionary(
+                timingSamples(old, in: baseline).map { ($0.metric, $0.samples) }, uniquingKeysWith: { a, _ in a })
             for (name, b) in timingSamples(cur, in: current) {
                 guard let a = oldSamples[name] else { continue }
-                let drift = noise?.driftSD(scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: name)
-                var r = timing(baseline: a, current: b, driftSD: drift ?? 0, driftRuns: noise?.runs, decisionTail: decisionTail,
-                               minEffect: minEffect)
-                (r.scenario, r.design, r.threads, r.metric) = (cur.scenario.rawValue, cur.design, cur.threads, name)
+                let drift = noise?.driftSD(cur.key, name)
+                var r = timing(
+                    name, baseline: a, current: b, driftSD: drift ?? 0, driftRuns: noise?.runs,
+                    decisionTail: decisionTail, minEffect: minEffect)
+                (r.scenario, r.design, r.threads) = (cur.scenario.rawValue, cur.design, cur.threads)
                 r.driftSD = drift
-                if drift == nil && (r.verdict == .regression || r.verdict == .improvement) { r.verdict = .noDriftEstimate }
+                if drift == nil && (r.verdict == .regression || r.verdict == .improvement) {
+                    r.verdict = .noDriftEstimate
+                }
                 rows.append(r)
             }
             guard allocationsAreExact(cur) else { continue }  // compared above, like a timing
             let a = Statistics.median(old.repetitions.map(\.allocationsPerElement))
             let b = Statistics.median(cur.repetitions.map(\.allocationsPerElement))
-            let verdict: Verdict = b - a > allocationTolerance ? .regression : a - b > allocationTolerance ? .improvement : .unchanged
-            rows.append(Row(scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads,
-                            metric: "allocations_per_element", exact: true, baseline: a, current: b,
-                            ratio: a > 0 ? b / a : nil, ciLow: nil, ciHigh: nil, verdict: verdict))
+            let verdict: Verdict =
+                b - a > allocationTolerance ? .regression : a - b > allocationTolerance ? .improvement : .unchanged
+            rows.append(
+                Row(
+                    scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads,
+                    metric: .allocationsPerElement, exact: true, baseline: a, current: b,
+                    ratio: a > 0 ? b / a : nil, ciLow: nil, ciHigh: nil, verdict: verdict))
         }
-        for old in baseline.rows where !seen.contains(key(old)) {
-            rows.append(Row(scenario: old.scenario.rawValue, design: old.design, threads: old.threads, metric: "all",
-                            exact: false, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil,
-                            verdict: .onlyInBaseline))
+        for old in baseline.rows where !seen.contains(old.key) {
+            rows.append(
+                Row(
+                    scenario: old.scenario.rawValue, design: old.design, threads: old.threads, metric: .all,
+                    exact: false, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil,
+                    verdict: .onlyInBaseline))
         }
-        let oldProfiles = Dictionary((baseline.profiles ?? []).map { ("\($0.scenario.rawValue)|\($0.design)", $0) },
-                                     uniquingKeysWith: { a, _ in a })
-        let newProfiles = Set((current.profiles ?? []).map { "\($0.scenario.rawValue)|\($0.design)" })
-        for old in baseline.profiles ?? [] where !newProfiles.contains("\(old.scenario.rawValue)|\(old.design)") {
-            rows.append(Row(scenario: old.scenario.rawValue, design: old.design, threads: 1, metric: "instructions_per_element",
-                            exact: true, baseline: old.instructionsPerElement, current: nil, ratio: nil, ciLow: nil, ciHigh: nil,
-                            verdict: .onlyInBaseline))
+        let oldProfiles = Dictionary((baseline.profiles ?? []).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+        let newProfiles = Set((current.profiles ?? []).map(\.key))
+        for old in baseline.profiles ?? [] where !newProfiles.contains(old.key) {
+            rows.append(
+                Row(
+                    scenario: old.scenario.rawValue, design: old.design, threads: 1, metric: .instructionsPerElement,
+                    exact: true, baseline: old.instructionsPerElement, current: nil, ratio: nil, ciLow: nil,
+                    ciHigh: nil,
+                    verdict: .onlyInBaseline))
         }
         for p in current.profiles ?? [] {
-            guard let old = oldProfiles["\(p.scenario.rawValue)|\(p.design)"] else { continue }
+            guard let old = oldProfiles[p.key] else { continue }
             let ratio = p.instructionsPerElement / old.instructionsPerElement
-            let verdict: Verdict = ratio > 1 + instructionTolerance ? .regression
+            let verdict: Verdict =
+                ratio > 1 + instructionTolerance
+                ? .regression
                 : ratio < 1 - instructionTolerance ? .improvement : .unchanged
-            rows.append(Row(scenario: p.scenario.rawValue, design: p.design, threads: 1, metric: "instructions_per_element",
-                            exact: true, baseline: old.instructionsPerElement, current: p.instructionsPerElement,
-                            ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict))
+            rows.append(
+                Row(
+                    scenario: p.scenario.rawValue, design: p.design, threads: 1, metric: .instructionsPerElement,
+                    exact: true, baseline: old.instructionsPerElement, current: p.instructionsPerElement,
+                    ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict))
         }
-        return Comparison(baselineCommit: baseline.machine.gitCommit, currentCommit: current.machine.gitCommit,
-                          minEffect: minEffect, decisionLevel: 1 - 2 * decisionTail, noiseProfile: noise?.machineId, rows: rows)
+        return Comparison(
+            baselineCommit: baseline.machine.gitCommit, currentCommit: current.machine.gitCommit,
+            minEffect: minEffect, decisionLevel: 1 - 2 * decisionTail, noiseProfile: noise?.machineId, rows: rows)
     }
 
-    /// One timing comparison (scenario, design and metric left blank for the caller): the ratio
-    /// of medians, the 95% interval and the decision interval, both widened by `driftSD`.
+    /// One timing comparison of `metric` (scenario, design and threads left blank for the
+    /// caller): the ratio of medians, the 95% interval and the decision interval, both widened
+    /// by `driftSD`.
     /// `reportInterval: false` skips the 95% interval (the synthetic trials need only the verdict).
     /// `driftRuns`: how many A/A runs `driftSD` was estimated from (nil: known exactly).
-    public static func timing(baseline a: [Double], current b: [Double], driftSD: Double, driftRuns: Int? = nil,
-                              decisionTail: Double, minEffect: Double, reportInterval: Bool = true) -> Row {
+    public static func timing(
+        _ metric: Metric, baseline a: [Double], current b: [Double], driftSD: Double,
+        driftRuns: Int? = nil, decisionTail: Double, minEffect: Double,
+        reportInterval: Bool = true
+    ) -> Row {
         let ba = MedianBootstrap(a), bb = MedianBootstrap(b)
         let ratio = bb.median / ba.median
         func widened(tail: Double) -> (Double, Double) {
             let (low, high) = MedianBootstrap.ratioInterval(baseline: ba, current: bb, tail: tail)
             guard driftSD > 0 else { return (low, high) }
-            let quantile = driftRuns.map { Statistics.studentTQuantile(1 - tail, degreesOfFreedom: max(1, $0 - 1)) }
+            let quantile =
+                driftRuns.map { Statistics.studentTQuantile(1 - tail, degreesOfFreedom: max(1, $0 - 1)) }
                 ?? Statistics.normalQuantile(1 - tail)
             let d = log(ratio), w = quantile * 2.0.squareRoot() * driftSD
             let down = max(0, d - log(low)), up = max(0, log(high) - d)
@@ -237,10 +268,11 @@ public struct Comparison: Codable, Equatable, Sendable {
         }
         let (decisionLow, decisionHigh) = widened(tail: decisionTail)
         let (low, high) = reportInterval ? widened(tail: 0.025) : (decisionLow, decisionHigh)
-        return Row(scenario: "", design: "", threads: 0, metric: "", exact: false,
-                   baseline: ba.median, current: bb.median, ratio: ratio, ciLow: low, ciHigh: high,
-                   verdict: verdict(low: decisionLow, high: decisionHigh, minEffect: minEffect),
-                   decisionLow: decisionLow, decisionHigh: decisionHigh)
+        return Row(
+            scenario: "", design: "", threads: 0, metric: metric, exact: false,
+            baseline: ba.median, current: bb.median, ratio: ratio, ciLow: low, ciHigh: high,
+            verdict: verdict(low: decisionLow, high: decisionHigh, minEffect: minEffect),
+            decisionLow: decisionLow, decisionHigh: decisionHigh)
     }
 
     /// The timing rule (see the type's documentation), on the decision interval.

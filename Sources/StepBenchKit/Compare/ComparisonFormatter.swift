@@ -10,31 +10,40 @@ extension Comparison {
     public func render(_ format: ComparisonFormat) throws -> String {
         switch format {
         case .json:
-            let e = JSONEncoder()
-            e.outputFormatting = [.prettyPrinted, .sortedKeys]
-            return String(decoding: try e.encode(self), as: UTF8.self) + "\n"
+            return try JSONOutput.string(self) + "\n"
         case .text, .markdown:
-            let header = ["scenario", "design", "threads", "metric", "baseline", "current", "ratio", "95% CI", "verdict"]
+            let header = [
+                "scenario", "design", "threads", "metric", "baseline", "current", "ratio", "95% CI", "verdict",
+            ]
             let body = rows.map { r -> [String] in
-                [r.scenario, r.design, String(r.threads), r.metric, r.baseline.map(Self.fmt) ?? "–",
-                 r.current.map(Self.fmt) ?? "–", r.ratio.map { String(format: "%.3f", $0) } ?? "–",
-                 r.ciLow.flatMap { l in r.ciHigh.map { String(format: "[%.3f, %.3f]", l, $0) } } ?? (r.exact ? "exact" : "–"),
-                 r.verdict == .regression || r.verdict == .failed ? r.verdict.rawValue.uppercased() : r.verdict.rawValue]
+                [
+                    r.scenario, r.design, String(r.threads), r.metric.rawValue, r.baseline.map(Self.fmt) ?? "–",
+                    r.current.map(Self.fmt) ?? "–", r.ratio.map { String(format: "%.3f", $0) } ?? "–",
+                    r.ciLow.flatMap { l in r.ciHigh.map { String(format: "[%.3f, %.3f]", l, $0) } }
+                        ?? (r.exact ? "exact" : "–"),
+                    r.verdict == .regression || r.verdict == .failed
+                        ? r.verdict.rawValue.uppercased() : r.verdict.rawValue,
+                ]
             }
-            let timing = rows.contains { !$0.exact && $0.ratio != nil }
-                ? String(format: "; timing verdicts on %.3f%% family-wise intervals%@", 100 * decisionLevel,
-                         noiseProfile.map { ", drift allowance from the \($0) noise profile" } ?? ", no drift allowance (no --noise)")
+            let timing =
+                rows.contains { !$0.exact && $0.ratio != nil }
+                ? String(
+                    format: "; timing verdicts on %.3f%% family-wise intervals%@", 100 * decisionLevel,
+                    noiseProfile.map { ", drift allowance from the \($0) noise profile" }
+                        ?? ", no drift allowance (no noise profile)")
                 : ""
-            let summary = "\(regressions.count) regression(s); baseline \(baselineCommit.prefix(10)), current \(currentCommit.prefix(10)), min effect \(Int(minEffect * 100))%\(timing)"
+            let summary =
+                "\(regressions.count) regression(s); baseline \(baselineCommit.prefix(10)), current \(currentCommit.prefix(10)), min effect \(Int(minEffect * 100))%\(timing)"
             if format == .markdown {
-                let lines = ["| " + header.joined(separator: " | ") + " |", "|" + String(repeating: "---|", count: header.count)]
+                let lines =
+                    [
+                        "| " + header.joined(separator: " | ") + " |",
+                        "|" + String(repeating: "---|", count: header.count),
+                    ]
                     + body.map { "| " + $0.joined(separator: " | ") + " |" }
                 return lines.joined(separator: "\n") + "\n\n" + summary + "\n"
             }
-            let all = [header] + body
-            let widths = header.indices.map { c in all.map { $0[c].count }.max() ?? 0 }
-            return all.map { row in row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ") }.joined(separator: "\n") + "\n" + summary + "\n"
+            return TextTable(rows: [header] + body).render() + summary + "\n"
         }
     }
 

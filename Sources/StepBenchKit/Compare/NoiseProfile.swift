@@ -7,9 +7,9 @@ import StepBenchScenarios
 ///
 /// A repetition's bootstrap only sees the noise *within* a run. Between runs on a shared VM the
 /// whole machine drifts as well (the neighbours change, and with them cache and memory
-/// bandwidth): measured here, medians of raw ns/element move by 10–17% from one run to the
-/// next (3–9% earlier the same day) while each run's own interval is a fraction of that. For
-/// each (scenario, design, threads, metric) the profile keeps
+/// bandwidth), by far more than a run's own interval, and by different amounts at different
+/// times (the README and the committed noise profiles show how much). For each
+/// (scenario, design, threads, metric) the profile keeps
 /// - `samplingSD`: the bootstrap standard deviation of a run's log-median (root mean square
 ///   over the runs) — the part the bootstrap already accounts for;
 /// - `betweenSD`: the standard deviation of the runs' log-medians — everything;
@@ -24,14 +24,20 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         public var scenario: String
         public var design: String
         public var threads: Int
-        public var metric: String
+        public var metric: Metric
         public var repetitions: Int
         public var samplingSD: Double
         public var betweenSD: Double
         public var driftSD: Double
         public var residualQuantiles: [Double]
 
-        public var key: String { "\(scenario)|\(design)|\(threads)|\(metric)" }
+        /// "scenario|design|threads|metric": names the entry in messages.
+        public var key: String { "\(scenario)|\(design)|\(threads)|\(metric.rawValue)" }
+
+        /// Whether this entry is of `key`'s row (entries name their scenario as written).
+        public func isOf(_ key: RowKey) -> Bool {
+            scenario == key.scenario.rawValue && design == key.design && threads == key.threads
+        }
     }
 
     public var schema: String
@@ -46,34 +52,43 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     public var method: String? = nil
     public var entries: [Entry]
 
-    public func driftSD(scenario: String, design: String, threads: Int, metric: String) -> Double? {
-        entries.first { $0.key == "\(scenario)|\(design)|\(threads)|\(metric)" }?.driftSD
+    /// The between-run drift of `metric` in `key`'s row, if the profile measured it.
+    public func driftSD(_ key: RowKey, _ metric: Metric) -> Double? {
+        entries.first { $0.isOf(key) && $0.metric == metric }?.driftSD
     }
 
     /// Builds the profile from A/A runs: the same build and configuration, separate processes.
     public static func measure(runs: [ResultsFile]) throws -> NoiseProfile {
         guard runs.count >= 3 else {
-            throw ResultsError("a noise profile needs at least 3 A/A runs of one build (got \(runs.count)); between-run drift cannot be estimated from fewer")
+            throw ResultsError(
+                "a noise profile needs at least 3 A/A runs of one build (got \(runs.count)); between-run drift cannot be estimated from fewer"
+            )
         }
         if let merged = runs.first(where: { $0.aggregation != nil }) {
-            throw ResultsError("a single-run noise profile needs the runs themselves, not merged files (\(merged.aggregation!)); for scripts/abtest sessions use --interleaved")
+            throw ResultsError(
+                "a single-run noise profile needs the runs themselves, not merged files (\(merged.aggregation!)); profile a scripts/abtest session as interleaved processes instead"
+            )
         }
         let machine = runs[0].machine
         for run in runs where run.machine.machineID != machine.machineID {
-            throw ResultsError("the A/A runs come from different machine kinds (\(machine.machineID), \(run.machine.machineID)); a noise profile is per machine kind")
+            throw ResultsError(
+                "the A/A runs come from different machine kinds (\(machine.machineID), \(run.machine.machineID)); a noise profile is per machine kind"
+            )
         }
         var entries: [Entry] = []
-        for row in runs[0].rows where row.status == "ok" {
+        for row in runs[0].rows where row.status == .ok {
             for (metric, _) in Comparison.timingSamples(row, in: runs[0]) {
                 var logMedians: [Double] = [], samplingVariances: [Double] = [], residuals: [Double] = []
                 var repetitions = 0
                 for run in runs {
-                    guard let other = run.rows.first(where: { $0.scenario == row.scenario && $0.design == row.design && $0.threads == row.threads }),
-                          other.status == "ok",
-                          let samples = Comparison.timingSamples(other, in: run).first(where: { $0.metric == metric })?.samples,
-                          samples.allSatisfy({ $0 > 0 })
+                    guard let other = run.row(row.key), other.status == .ok,
+                        let samples = Comparison.timingSamples(other, in: run).first(where: { $0.metric == metric })?
+                            .samples,
+                        samples.allSatisfy({ $0 > 0 })
                     else {
-                        throw ResultsError("run \(run.machine.gitCommit.prefix(10)) at \(run.createdAt) lacks \(row.scenario.rawValue) \(row.design) ×\(row.threads) \(metric); A/A runs must share one configuration")
+                        throw ResultsError(
+                            "run \(run.machine.gitCommit.prefix(10)) at \(run.createdAt) lacks \(row.key) \(metric.rawValue); A/A runs must share one configuration"
+                        )
                     }
                     let logMedian = log(Statistics.median(samples))
                     logMedians.append(logMedian)
@@ -82,17 +97,20 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                     repetitions = samples.count
                 }
                 let mean = logMedians.reduce(0, +) / Double(logMedians.count)
-                let between = (logMedians.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(logMedians.count - 1)).squareRoot()
+                let between = (logMedians.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(logMedians.count - 1))
+                    .squareRoot()
                 let sampling = (samplingVariances.reduce(0, +) / Double(samplingVariances.count)).squareRoot()
-                entries.append(Entry(
-                    scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
-                    repetitions: repetitions, samplingSD: sampling, betweenSD: between,
-                    driftSD: max(0, between * between - sampling * sampling).squareRoot(),
-                    residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
+                entries.append(
+                    Entry(
+                        scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
+                        repetitions: repetitions, samplingSD: sampling, betweenSD: between,
+                        driftSD: max(0, between * between - sampling * sampling).squareRoot(),
+                        residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
             }
         }
-        return NoiseProfile(schema: currentSchema, machineId: machine.machineID, gitCommit: machine.gitCommit,
-                            createdAt: ISO8601DateFormatter().string(from: Date()), runs: runs.count, entries: entries)
+        return NoiseProfile(
+            schema: currentSchema, machineId: machine.machineID, gitCommit: machine.gitCommit,
+            createdAt: ISO8601DateFormatter().string(from: Date()), runs: runs.count, entries: entries)
     }
 
     /// The profile of the interleaved protocol, from an A/A session: `processes` are the runs of
@@ -102,28 +120,33 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     /// synthetic trials do not assume so). `samplesPerSide` processes make one side.
     public static func measureInterleaved(processes: [ResultsFile], samplesPerSide: Int) throws -> NoiseProfile {
         guard processes.count >= 6, samplesPerSide >= 3, processes.count == 2 * samplesPerSide else {
-            throw ResultsError("an interleaved noise profile needs both sides' processes: 2 × \(samplesPerSide) files, at least 3 per side (got \(processes.count))")
+            throw ResultsError(
+                "an interleaved noise profile needs both sides' processes: 2 × \(samplesPerSide) files, at least 3 per side (got \(processes.count))"
+            )
         }
         let merged = try ResultsFile.mergedPerProcess(processes)
         var entries: [Entry] = []
-        for row in merged.rows where row.status == "ok" {
+        for row in merged.rows where row.status == .ok {
             for (metric, values) in Comparison.timingSamples(row, in: merged) where values.allSatisfy({ $0 > 0 }) {
                 let logs = values.map { log($0) }
                 let center = Statistics.median(logs)
                 let residuals = logs.map { $0 - center }
                 let between = (residuals.map { $0 * $0 }.reduce(0, +) / Double(residuals.count - 1)).squareRoot()
-                entries.append(Entry(
-                    scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
-                    repetitions: samplesPerSide,
-                    // sd of a median of K processes: 1.2533·σ/√K, σ from the residuals' MAD (the
-                    // bootstrap of 20 values understates it: their median has few distinct values).
-                    samplingSD: 1.2533 * 1.4826 * Statistics.median(residuals.map(abs)) / Double(samplesPerSide).squareRoot(),
-                    betweenSD: between, driftSD: 0,
-                    residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
+                entries.append(
+                    Entry(
+                        scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
+                        repetitions: samplesPerSide,
+                        // sd of a median of K processes: 1.2533·σ/√K, σ from the residuals' MAD (the
+                        // bootstrap of 20 values understates it: their median has few distinct values).
+                        samplingSD: 1.2533 * 1.4826 * Statistics.median(residuals.map(abs))
+                            / Double(samplesPerSide).squareRoot(),
+                        betweenSD: between, driftSD: 0,
+                        residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
             }
         }
-        var profile = NoiseProfile(schema: currentSchema, machineId: merged.machine.machineID, gitCommit: merged.machine.gitCommit,
-                                   createdAt: ISO8601DateFormatter().string(from: Date()), runs: processes.count, entries: entries)
+        var profile = NoiseProfile(
+            schema: currentSchema, machineId: merged.machine.machineID, gitCommit: merged.machine.gitCommit,
+            createdAt: ISO8601DateFormatter().string(from: Date()), runs: processes.count, entries: entries)
         profile.method = "interleaved-processes"
         return profile
     }
@@ -131,7 +154,9 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     public static func read(_ url: URL) throws -> NoiseProfile {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw ResultsError("\(url.path): cannot read the noise profile (\(error.localizedDescription)); write one with `scripts/regress --update-baseline` or `stepbench noise`")
+            throw ResultsError(
+                "\(url.path): cannot read the noise profile (\(error.localizedDescription)); write one with `scripts/regress --update-baseline` or `stepbench noise`"
+            )
         }
         let profile: NoiseProfile
         do { profile = try JSONDecoder().decode(NoiseProfile.self, from: data) } catch {
@@ -144,8 +169,6 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     }
 
     public func write(to url: URL) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try ResultsFile.writeAtomically(try encoder.encode(self), to: url)
+        try ResultsFile.writeAtomically(try JSONOutput.encode(self), to: url)
     }
 }

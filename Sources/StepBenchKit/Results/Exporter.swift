@@ -12,37 +12,41 @@ public enum ExportFormat: String, CaseIterable, Sendable {
 
 public enum Exporter {
     /// One exported figure: a metric of one (scenario, design, threads) row.
-    public struct Metric: Equatable, Sendable {
+    public struct Figure: Equatable, Sendable {
         public var scenario: String
         public var design: String
         public var threads: Int
-        public var name: String
-        public var unit: String
+        public var metric: Metric
         public var median: Double
         public var ciLow: Double
         public var ciHigh: Double
-        public var smallerIsBetter: Bool
+
+        public var name: String { metric.rawValue }
+        public var unit: String { metric.unit }
+        public var smallerIsBetter: Bool { metric.smallerIsBetter }
     }
 
     /// Every summary figure of every successful row, in file order.
-    public static func metrics(_ file: ResultsFile) -> [Metric] {
-        var out: [Metric] = []
+    public static func figures(_ file: ResultsFile) -> [Figure] {
+        var out: [Figure] = []
         for row in file.rows {
             guard let s = row.summary else { continue }
-            func add(_ name: String, _ unit: String, _ e: ResultsFile.Estimate?, smaller: Bool = true) {
+            func add(_ metric: Metric, _ e: ResultsFile.Estimate?) {
                 guard let e else { return }
-                out.append(Metric(scenario: row.scenario.rawValue, design: row.design, threads: row.threads, name: name,
-                                  unit: unit, median: e.median, ciLow: e.ciLow, ciHigh: e.ciHigh, smallerIsBetter: smaller))
+                out.append(
+                    Figure(
+                        scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
+                        median: e.median, ciLow: e.ciLow, ciHigh: e.ciHigh))
             }
-            add("ns_per_element", "ns", s.nsPerElement)
-            add("elements_per_second", "1/s", s.elementsPerSecond, smaller: false)
-            add("allocations_per_element", "allocations", s.allocationsPerElement)
-            add("cpu_ns_per_element", "ns", s.cpuNsPerElement)
-            add("latency_p50", "ns", s.latencyP50)
-            add("latency_p90", "ns", s.latencyP90)
-            add("latency_p99", "ns", s.latencyP99)
-            add("latency_p999", "ns", s.latencyP999)
-            add("latency_max", "ns", s.latencyMax)
+            add(.nsPerElement, s.nsPerElement)
+            add(.elementsPerSecond, s.elementsPerSecond)
+            add(.allocationsPerElement, s.allocationsPerElement)
+            add(.cpuNsPerElement, s.cpuNsPerElement)
+            add(.latencyP50, s.latencyP50)
+            add(.latencyP90, s.latencyP90)
+            add(.latencyP99, s.latencyP99)
+            add(.latencyP999, s.latencyP999)
+            add(.latencyMax, s.latencyMax)
         }
         return out
     }
@@ -61,10 +65,13 @@ public enum Exporter {
 
     public static func csv(_ file: ResultsFile) -> String {
         var lines = ["scenario,design,threads,metric,unit,median,ci_low,ci_high,repetitions,machine,commit,created_at"]
-        for m in metrics(file) {
-            lines.append([m.scenario, m.design, String(m.threads), m.name, m.unit, number(m.median), number(m.ciLow),
-                          number(m.ciHigh), String(file.configuration.repetitions), file.machine.machineID,
-                          file.machine.gitCommit, file.createdAt].joined(separator: ","))
+        for m in figures(file) {
+            lines.append(
+                [
+                    m.scenario, m.design, String(m.threads), m.name, m.unit, number(m.median), number(m.ciLow),
+                    number(m.ciHigh), String(file.configuration.repetitions), file.machine.machineID,
+                    file.machine.gitCommit, file.createdAt,
+                ].joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -79,14 +86,15 @@ public enum Exporter {
     }
 
     public static func githubActionBenchmark(_ file: ResultsFile) throws -> String {
-        let entries = metrics(file).filter(\.smallerIsBetter).map { m in
-            BenchmarkEntry(name: "\(m.scenario) \(m.design) x\(m.threads) \(m.name)", unit: m.unit, value: m.median,
-                           range: "± \(number((m.ciHigh - m.ciLow) / 2))",
-                           extra: "95% CI [\(number(m.ciLow)), \(number(m.ciHigh))]; \(file.configuration.repetitions) repetitions; commit \(file.machine.gitCommit.prefix(10)); \(file.machine.machineID)")
+        let entries = figures(file).filter(\.smallerIsBetter).map { m in
+            BenchmarkEntry(
+                name: "\(m.scenario) \(m.design) x\(m.threads) \(m.name)", unit: m.unit, value: m.median,
+                range: "± \(number((m.ciHigh - m.ciLow) / 2))",
+                extra:
+                    "95% CI [\(number(m.ciLow)), \(number(m.ciHigh))]; \(file.configuration.repetitions) repetitions; commit \(file.machine.gitCommit.prefix(10)); \(file.machine.machineID)"
+            )
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: try encoder.encode(entries), as: UTF8.self) + "\n"
+        return try JSONOutput.string(entries) + "\n"
     }
 
     /// InfluxDB line protocol: one point per row, tags machine/scenario/design/threads, one
@@ -95,15 +103,21 @@ public enum Exporter {
     /// such run of a machine kind on the same point, each push overwriting the one before.
     public static func influx(_ file: ResultsFile) throws -> String {
         guard let start = runStart(file.createdAt) else {
-            throw ResultsError("createdAt '\(file.createdAt)' is not an ISO 8601 time such as 2026-11-22T20:21:16Z; InfluxDB points are stamped with the run's start")
+            throw ResultsError(
+                "createdAt '\(file.createdAt)' is not an ISO 8601 time such as 2026-11-22T20:21:16Z; InfluxDB points are stamped with the run's start"
+            )
         }
         let timestamp = Int64(start.timeIntervalSince1970.rounded(.down)) * 1_000_000_000
         var points: [String] = []
         var grouped: [(key: String, fields: [String])] = []
-        for m in metrics(file) {
-            let key = "stepbench,machine=\(escape(file.machine.machineID)),scenario=\(escape(m.scenario)),design=\(escape(m.design)),threads=\(m.threads)"
-            if grouped.last?.key == key { grouped[grouped.count - 1].fields.append("\(m.name)=\(number(m.median))") }
-            else { grouped.append((key, ["\(m.name)=\(number(m.median))"])) }
+        for m in figures(file) {
+            let key =
+                "stepbench,machine=\(escape(file.machine.machineID)),scenario=\(escape(m.scenario)),design=\(escape(m.design)),threads=\(m.threads)"
+            if grouped.last?.key == key {
+                grouped[grouped.count - 1].fields.append("\(m.name)=\(number(m.median))")
+            } else {
+                grouped.append((key, ["\(m.name)=\(number(m.median))"]))
+            }
         }
         for g in grouped { points.append("\(g.key) \(g.fields.joined(separator: ",")) \(timestamp)") }
         return points.joined(separator: "\n") + "\n"

@@ -13,17 +13,34 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
     public var allocator: String
 
     /// A file-system-safe name for this machine kind: CPU model and core count.
-    public var machineID: String {
+    public var machineID: String { Self.machineID(cpuModel: cpuModel, cores: cores) }
+
+    /// The one formula of a machine kind's name (`results/<machine-id>/`; scripts ask
+    /// `stepbench machine` for it).
+    public static func machineID(cpuModel: String, cores: Int) -> String {
         let slug = cpuModel.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }
         let collapsed = String(slug).split(separator: "-").joined(separator: "-")
         return "\(collapsed.isEmpty ? "unknown-cpu" : collapsed)-\(cores)c"
     }
 
+    /// This machine's kind, without the rest of the fingerprint (no git, no swift).
+    public static var currentMachineID: String {
+        machineID(cpuModel: currentCPUModel, cores: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// The CPU model of /proc/cpuinfo ("unknown" where there is none).
+    static var currentCPUModel: String {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        return cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .flatMap { $0.split(separator: ":", maxSplits: 1).last }
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+    }
+
     public static var buildConfigurationOfThisBinary: String {
         #if DEBUG
-        "debug"
+            "debug"
         #else
-        "release"
+            "release"
         #endif
     }
 
@@ -32,25 +49,25 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
         // Under `stepbench profile` the fingerprint of the inner runs is thrown away; spawning
         // git and swift there would only add instruction-count noise.
         if ProcessInfo.processInfo.environment["STEPBENCH_PROFILED_RUN"] == "1" {
-            return MachineFingerprint(cpuModel: "profiled", cores: ProcessInfo.processInfo.activeProcessorCount,
-                                      kernel: "", swiftVersion: "", gitCommit: "", gitDirty: false,
-                                      buildConfiguration: buildConfigurationOfThisBinary, allocator: "")
+            return MachineFingerprint(
+                cpuModel: "profiled", cores: ProcessInfo.processInfo.activeProcessorCount,
+                kernel: "", swiftVersion: "", gitCommit: "", gitDirty: false,
+                buildConfiguration: buildConfigurationOfThisBinary, allocator: "")
         }
-        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
-            .flatMap { $0.split(separator: ":", maxSplits: 1).last }
-            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+        let model = currentCPUModel
         var uts = utsname()
         uname(&uts)
         let release = withUnsafeBytes(of: &uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let commit = run("git", ["-C", directory, "rev-parse", "HEAD"]) ?? "unknown"
         let dirty = !(run("git", ["-C", directory, "status", "--porcelain", "--untracked-files=no"]) ?? "").isEmpty
-        let swift = ProcessInfo.processInfo.environment["STEPBENCH_SWIFT_VERSION"]
+        let swift =
+            ProcessInfo.processInfo.environment["STEPBENCH_SWIFT_VERSION"]
             ?? run("swift", ["--version"])?.split(separator: "\n").first.map(String.init) ?? "unknown"
-        return MachineFingerprint(cpuModel: model, cores: ProcessInfo.processInfo.activeProcessorCount,
-                                  kernel: "Linux \(release)", swiftVersion: swift, gitCommit: commit,
-                                  gitDirty: dirty, buildConfiguration: buildConfigurationOfThisBinary,
-                                  allocator: AllocationCounter.allocatorDescription)
+        return MachineFingerprint(
+            cpuModel: model, cores: ProcessInfo.processInfo.activeProcessorCount,
+            kernel: "Linux \(release)", swiftVersion: swift, gitCommit: commit,
+            gitDirty: dirty, buildConfiguration: buildConfigurationOfThisBinary,
+            allocator: AllocationCounter.allocatorDescription)
     }
 
     /// Runs a command; its trimmed stdout, or nil if it failed.

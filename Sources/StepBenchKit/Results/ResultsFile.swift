@@ -66,7 +66,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     }
 
     public struct Configuration: Codable, Equatable, Sendable {
-        public var profile: Profile
+        /// How much was measured. Written as `preset`; files written before the option was
+        /// renamed say `profile`, which is read too.
+        public var preset: Preset
         public var repetitions: Int
         public var warmup: Bool
         public var threads: [Int]
@@ -84,8 +86,8 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         public var design: String
         public var threads: Int
         public var elements: Int
-        /// "ok", or "failed" (then `failure` says why and no summary is given).
-        public var status: String
+        /// Whether the row verified; `.failed`: `failure` says why and no summary is given.
+        public var status: Status
         public var failure: String?
         public var repetitions: [RepetitionResult]
         public var summary: Summary?
@@ -95,6 +97,11 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         /// How many of `repetitions` carry their own allocation count (stepbench/2, two passes:
         /// the allocation pass's repetitions, reused cyclically by the rest); nil: all of them.
         public var allocationRepetitions: Int? = nil
+    }
+
+    /// Whether a row's scenario verified its own outcome (JSON: "ok", "failed").
+    public enum Status: String, Codable, Sendable {
+        case ok, failed
     }
 
     public struct Estimate: Codable, Equatable, Sendable {
@@ -155,7 +162,7 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         var warnings: [String] = []
         defer { harnessWarnings = warnings.isEmpty ? nil : warnings }
         func find(_ scenario: ScenarioKind, _ design: String, _ threads: Int) -> Summary? {
-            rows.first { $0.scenario == scenario && $0.design == design && $0.threads == threads }?.summary
+            row(RowKey(scenario: scenario, design: design, threads: threads))?.summary
         }
         for i in rows.indices {
             guard var summary = rows[i].summary else { continue }
@@ -171,11 +178,13 @@ public struct ResultsFile: Codable, Equatable, Sendable {
                         summary.latencyP50RatioToFloor = p50.median / floorP50.median
                     }
                     if summary.nsPerElement.ciHigh < floor.nsPerElement.ciLow {
-                        warnings.append(String(
-                            format: "%@ %@ ×%d: %.1f ns/element [%.1f, %.1f] beats its floor %@ at %.1f [%.1f, %.1f]: a harness defect",
-                            row.scenario.rawValue, row.design, row.threads, summary.nsPerElement.median,
-                            summary.nsPerElement.ciLow, summary.nsPerElement.ciHigh, floorKind.rawValue,
-                            floor.nsPerElement.median, floor.nsPerElement.ciLow, floor.nsPerElement.ciHigh))
+                        warnings.append(
+                            String(
+                                format:
+                                    "%@ %@ ×%d: %.1f ns/element [%.1f, %.1f] beats its floor %@ at %.1f [%.1f, %.1f]: a harness defect",
+                                row.scenario.rawValue, row.design, row.threads, summary.nsPerElement.median,
+                                summary.nsPerElement.ciLow, summary.nsPerElement.ciHigh, floorKind.rawValue,
+                                floor.nsPerElement.median, floor.nsPerElement.ciLow, floor.nsPerElement.ciHigh))
                     }
                 }
             }
@@ -185,16 +194,10 @@ public struct ResultsFile: Codable, Equatable, Sendable {
 
     // MARK: reading and writing
 
-    public static func encoder() -> JSONEncoder {
-        let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return e
-    }
-
     /// Writes atomically: a temporary file beside `url`, then rename, so a reader never sees
     /// half a file and an interrupted run never destroys the previous one.
     public func write(to url: URL) throws {
-        try Self.writeAtomically(try Self.encoder().encode(self), to: url)
+        try Self.writeAtomically(try JSONOutput.encode(self), to: url)
     }
 
     /// Writes `data` to a temporary file beside `url`, then renames it into place.
@@ -221,7 +224,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
             throw ResultsError("\(url.path): not a JSON results file")
         }
         guard let schema = header.schema, readableSchemas.contains(schema) else {
-            throw ResultsError("\(url.path): schema is \(header.schema.map { "'\($0)'" } ?? "missing"), expected \(readableSchemas.map { "'\($0)'" }.joined(separator: " or ")); re-run `stepbench run` or use a matching stepbench version")
+            throw ResultsError(
+                "\(url.path): schema is \(header.schema.map { "'\($0)'" } ?? "missing"), expected \(readableSchemas.map { "'\($0)'" }.joined(separator: " or ")); re-run `stepbench run` or use a matching stepbench version"
+            )
         }
         do { return try JSONDecoder().decode(ResultsFile.self, from: data) } catch {
             throw ResultsError("\(url.path): malformed \(currentSchema) file (\(error))")
@@ -229,75 +234,38 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     }
 }
 
+extension ResultsFile.Configuration {
+    enum CodingKeys: String, CodingKey {
+        case preset, repetitions, warmup, threads, elementsOverride, handoff, orderSeed
+        /// The preset's key in files written before it was called a preset.
+        case profile
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        preset = try c.decodeIfPresent(Preset.self, forKey: .preset) ?? c.decode(Preset.self, forKey: .profile)
+        repetitions = try c.decode(Int.self, forKey: .repetitions)
+        warmup = try c.decode(Bool.self, forKey: .warmup)
+        threads = try c.decode([Int].self, forKey: .threads)
+        elementsOverride = try c.decodeIfPresent(Int.self, forKey: .elementsOverride)
+        handoff = try c.decode(String.self, forKey: .handoff)
+        orderSeed = try c.decodeIfPresent(UInt64.self, forKey: .orderSeed)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(preset, forKey: .preset)
+        try c.encode(repetitions, forKey: .repetitions)
+        try c.encode(warmup, forKey: .warmup)
+        try c.encode(threads, forKey: .threads)
+        try c.encodeIfPresent(elementsOverride, forKey: .elementsOverride)
+        try c.encode(handoff, forKey: .handoff)
+        try c.encodeIfPresent(orderSeed, forKey: .orderSeed)
+    }
+}
+
 /// A results file problem: names the file and what to do.
 public struct ResultsError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
-}
-
-extension ResultsFile {
-    /// `stepbench merge`: one file whose repetitions are whole processes. Each input file (one
-    /// `stepbench run` process) becomes one repetition per row, holding that process's medians
-    /// (time, CPU time, allocations and, with latency, each percentile). Comparing such files
-    /// treats the process as the unit, which is what varies between runs: a process's heap and
-    /// code layout and the neighbours during its life. `scripts/abtest` interleaves the
-    /// processes of two builds and compares their merged files.
-    public static func mergedPerProcess(_ files: [ResultsFile]) throws -> ResultsFile {
-        guard let first = files.first else { throw ResultsError("merge: no results files given") }
-        func key(_ r: Row) -> String { "\(r.scenario.rawValue)|\(r.design)|\(r.threads)" }
-        for file in files {
-            guard file.machine.machineID == first.machine.machineID else {
-                throw ResultsError("merge: files from different machine kinds (\(first.machine.machineID), \(file.machine.machineID))")
-            }
-            guard file.aggregation == nil else { throw ResultsError("merge: a file is already merged (\(file.aggregation!)); merge the runs themselves") }
-            func shape(_ c: Configuration) -> Configuration { var c = c; c.orderSeed = nil; return c }  // each process its own order
-            guard file.machine.gitCommit == first.machine.gitCommit, file.machine.gitDirty == first.machine.gitDirty,
-                  shape(file.configuration) == shape(first.configuration) else {
-                throw ResultsError("merge: the runs come from different builds or configurations (commit \(first.machine.gitCommit.prefix(10)) vs \(file.machine.gitCommit.prefix(10))); merge the processes of one build and one configuration")
-            }
-            guard Set(file.rows.map(key)) == Set(first.rows.map(key)) else {
-                throw ResultsError("merge: the runs measured different combinations; merge runs of one configuration")
-            }
-        }
-        func median(_ values: [UInt64]) -> UInt64 { UInt64(Statistics.median(values.map { Double($0) }).rounded()) }
-        var merged = first
-        merged.rows = first.rows.map { row in
-            var out = row
-            out.repetitions = []
-            out.failure = nil
-            for file in files {
-                let r = file.rows.first { key($0) == key(row) }!
-                guard r.status == "ok", !r.repetitions.isEmpty else {
-                    out.status = "failed"
-                    out.failure = out.failure ?? r.failure ?? "failed in one process"
-                    continue
-                }
-                let reps = r.repetitions
-                if reps.count == 1 {  // one repetition per process (--fork): keep all it recorded
-                    out.repetitions.append(reps[0])
-                    continue
-                }
-                let latency: LatencySummary? = reps.allSatisfy { $0.latency != nil } ? {
-                    let l = reps.map { $0.latency! }
-                    return LatencySummary(count: median(l.map(\.count)), p50: median(l.map(\.p50)), p90: median(l.map(\.p90)),
-                                          p99: median(l.map(\.p99)), p999: median(l.map(\.p999)),
-                                          p9999: median(l.map(\.p9999)), max: median(l.map(\.max)))
-                }() : nil
-                out.repetitions.append(RepetitionResult(
-                    elapsedNanoseconds: median(reps.map(\.elapsedNanoseconds)), elements: reps[0].elements,
-                    allocations: median(reps.map(\.allocations)), cpuNanoseconds: median(reps.map(\.cpuNanoseconds)),
-                    latency: latency))
-            }
-            if out.status != "ok" { out.repetitions = [] }
-            out.summary = out.status == "ok" ? Summary(out.repetitions) : nil
-            return out
-        }
-        merged.configuration.repetitions = files.count
-        merged.configuration.orderSeed = nil
-        merged.aggregation = "per-process medians of \(files.count) runs of \(first.configuration.repetitions) repetitions"
-        merged.createdAt = ISO8601DateFormatter().string(from: Date())
-        merged.peakRSSBytes = files.map(\.peakRSSBytes).max() ?? 0
-        merged.computeRatios()
-        return merged
-    }
 }

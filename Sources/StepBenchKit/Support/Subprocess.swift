@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import StepBenchScenarios
+import Synchronization
 
 /// Runs a command found on PATH and collects its output.
 enum Subprocess {
@@ -27,7 +27,8 @@ enum Subprocess {
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while !reader.isFinished { usleep(100) }
-        return Result(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self),
-                      stderr: String(decoding: errors.withLock { $0 }, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self),
+            stderr: String(decoding: errors.withLock { $0 }, as: UTF8.self))
     }
 }

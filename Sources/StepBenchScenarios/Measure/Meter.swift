@@ -49,8 +49,10 @@ public struct MeterHooks: Sendable {
     public var didStart: @Sendable () -> Void
     public var willStop: @Sendable () -> Void
 
-    public init(countAllocations: @escaping @Sendable () throws -> UInt64,
-                didStart: @escaping @Sendable () -> Void = {}, willStop: @escaping @Sendable () -> Void = {}) {
+    public init(
+        countAllocations: @escaping @Sendable () throws -> UInt64,
+        didStart: @escaping @Sendable () -> Void = {}, willStop: @escaping @Sendable () -> Void = {}
+    ) {
         self.countAllocations = countAllocations
         self.didStart = didStart
         self.willStop = willStop
@@ -62,7 +64,8 @@ public struct MeterHooks: Sendable {
 
     static func current() throws -> MeterHooks {
         guard let hooks = installed.withLock({ $0 }) else {
-            throw ScenarioFailure("no allocation counter installed: call AllocationCounter.install() (StepBenchKit) before measuring")
+            throw ScenarioFailure(
+                "no allocation counter installed: call AllocationCounter.install() (StepBenchKit) before measuring")
         }
         return hooks
     }

@@ -11,8 +11,9 @@ public struct ResourceUsage: Sendable {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         func ns(_ t: timeval) -> UInt64 { UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_usec) * 1_000 }
-        return ResourceUsage(cpuNanoseconds: ns(usage.ru_utime) + ns(usage.ru_stime),
-                             peakRSSBytes: UInt64(usage.ru_maxrss) * 1024)
+        return ResourceUsage(
+            cpuNanoseconds: ns(usage.ru_utime) + ns(usage.ru_stime),
+            peakRSSBytes: UInt64(usage.ru_maxrss) * 1024)
     }
 }
 
@@ -46,20 +47,24 @@ struct SchedulingSnapshot {
         if let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") {
             for task in tasks {
                 guard let tid = Int(task),
-                      let text = try? String(contentsOfFile: "/proc/self/task/\(task)/sched", encoding: .utf8),
-                      let line = text.split(separator: "\n").first(where: { $0.hasPrefix("se.nr_migrations") }),
-                      let value = UInt64(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") else { continue }
+                    let text = try? String(contentsOfFile: "/proc/self/task/\(task)/sched", encoding: .utf8),
+                    let line = text.split(separator: "\n").first(where: { $0.hasPrefix("se.nr_migrations") }),
+                    let value = UInt64(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "")
+                else { continue }
                 migrations[tid] = value
             }
         }
         var steal: UInt64 = 0
         if let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-           let cpu = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) {
+            let cpu = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") })
+        {
             let fields = cpu.split(separator: " ")
-            if fields.count > 8 { steal = UInt64(fields[8]) ?? 0 }  // cpu user nice system idle iowait irq softirq steal
+            // cpu user nice system idle iowait irq softirq steal
+            if fields.count > 8 { steal = UInt64(fields[8]) ?? 0 }
         }
-        return SchedulingSnapshot(voluntary: UInt64(usage.ru_nvcsw), involuntary: UInt64(usage.ru_nivcsw),
-                                  migrationsByThread: migrations, stealTicks: steal)
+        return SchedulingSnapshot(
+            voluntary: UInt64(usage.ru_nvcsw), involuntary: UInt64(usage.ru_nivcsw),
+            migrationsByThread: migrations, stealTicks: steal)
     }
 
     /// What happened between `start` and this reading.
@@ -68,7 +73,8 @@ struct SchedulingSnapshot {
             sum + entry.value - min(entry.value, start.migrationsByThread[entry.key] ?? 0)
         }
         let ticks = UInt64(max(1, sysconf(Int32(_SC_CLK_TCK))))
-        return SchedulingCounts(voluntarySwitches: voluntary &- start.voluntary, involuntarySwitches: involuntary &- start.involuntary,
-                                migrations: migrations, stealNanoseconds: (stealTicks &- start.stealTicks) * 1_000_000_000 / ticks)
+        return SchedulingCounts(
+            voluntarySwitches: voluntary &- start.voluntary, involuntarySwitches: involuntary &- start.involuntary,
+            migrations: migrations, stealNanoseconds: (stealTicks &- start.stealTicks) * 1_000_000_000 / ticks)
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// Floor: `floor-async`, the very same threads and hand-offs with a plain subscriber whose
 /// "promise" is the fulfiller calling `request(.max(1))` itself.
 enum AsyncStep {
-    /// Upstream on its own thread: spins until there is demand, then emits.
+    /// Upstream on its own thread: waits for demand (``SpinWait``), then emits.
     final class SpinUpstream: Subscription, @unchecked Sendable {
         let demand = Atomic<Int>(0)
         let cancelled = Atomic<Bool>(false)
@@ -22,15 +22,17 @@ enum AsyncStep {
         func cancel() { cancelled.store(true, ordering: .releasing) }
 
         /// Emits until done; returns early if cancelled or `stop()` (the scenario gave up).
-        func emit<S: Subscriber>(_ count: Int, to subscriber: S, stop: () -> Bool) where S.Input == Int, S.Failure == Never {
+        func emit<S: Subscriber>(_ count: Int, to subscriber: S, stop: () -> Bool)
+        where S.Input == Int, S.Failure == Never {
             subscriber.receive(subscription: self)
             for value in 0..<count {
-                var polls = 0
-                while demand.load(ordering: .acquiring) == 0 {
-                    if cancelled.load(ordering: .relaxed) || stop() { return }
-                    polls += 1
-                    if polls >= SpinSlot<Int>.spinLimit { sched_yield(); polls = 0 }
+                var stopped = false  // cancel and stop are checked at every poll
+                _ = SpinWait.until {
+                    if demand.load(ordering: .acquiring) != 0 { return true }
+                    stopped = cancelled.load(ordering: .relaxed) || stop()
+                    return stopped
                 }
+                if stopped { return }
                 demand.subtract(1, ordering: .acquiringAndReleasing)
                 let more = subscriber.receive(value)
                 if more != .none { request(more) }
@@ -68,8 +70,10 @@ enum AsyncStep {
             case .completion: shared.check.finish()
             }
         }
-        return try handOff("async-step \(design)", shared, n, subscriber: UncheckedBox(AnySubscriber(subscriber)),
-                           upstream: SpinUpstream()) {
+        return try handOff(
+            "async-step \(design)", shared, n, subscriber: Unchecked(AnySubscriber(subscriber)),
+            upstream: SpinUpstream()
+        ) {
             promise, _ in promise(.more)
         }
     }
@@ -78,7 +82,7 @@ enum AsyncStep {
     /// into `subscriber` (type-erased alike for both), a fulfiller thread takes each token and
     /// calls `fulfil`.
     static func handOff<Token>(
-        _ name: String, _ shared: Shared<Token>, _ n: Int, subscriber: UncheckedBox<AnySubscriber<Int, Never>>,
+        _ name: String, _ shared: Shared<Token>, _ n: Int, subscriber: Unchecked<AnySubscriber<Int, Never>>,
         upstream: SpinUpstream, fulfil: @escaping @Sendable (Token, SpinUpstream) -> Void
     ) throws -> RepetitionResult {
         let fulfillerDone = Latch(count: 1)
@@ -125,8 +129,10 @@ enum FloorAsync {
 
     static func run(elements n: Int) throws -> RepetitionResult {
         let shared = AsyncStep.Shared<Bool>()
-        return try AsyncStep.handOff("floor-async", shared, n, subscriber: UncheckedBox(AnySubscriber(Receiver(shared))),
-                                     upstream: AsyncStep.SpinUpstream()) { _, upstream in upstream.request(.max(1)) }
+        return try AsyncStep.handOff(
+            "floor-async", shared, n, subscriber: Unchecked(AnySubscriber(Receiver(shared))),
+            upstream: AsyncStep.SpinUpstream()
+        ) { _, upstream in upstream.request(.max(1)) }
     }
 }
 
@@ -159,13 +165,9 @@ enum FloorPingPong {
         done.store(true, ordering: .releasing)
         try partnerDone.wait(timeout: 60, what: "floor-pingpong: partner exit")
         let latency = result.withLock { $0 }!
-        try verify(latency.histogram.totalCount == UInt64(n), "floor-pingpong: \(latency.histogram.totalCount) of \(n) hand-offs")
+        try verify(
+            latency.histogram.totalCount == UInt64(n),
+            "floor-pingpong: \(latency.histogram.totalCount) of \(n) hand-offs")
         return RepetitionResult(meter: meter, elements: n, latency: latency.summary)
     }
-}
-
-/// Carries a subscriber (thread-safe by contract) into a thread closure.
-struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -45,8 +45,10 @@ enum CancelRace {
 
     /// The scenario's body: per round, `prepare` makes the subscriber (sets `round.target`) and
     /// returns how to subscribe it; the cancellers race to cancel it.
-    static func race(_ name: String, threads: Int, rounds: Int,
-                     prepare: (Round, CountingUpstream) -> () -> Void) throws -> RepetitionResult {
+    static func race(
+        _ name: String, threads: Int, rounds: Int,
+        prepare: (Round, CountingUpstream) -> () -> Void
+    ) throws -> RepetitionResult {
         precondition(threads >= 2)
         let cancellers = threads - 1
         let round = Round()
@@ -92,7 +94,7 @@ enum CancelRace {
             try verify(conduit.cancels == 1, "\(name) round \(r): upstream cancelled \(conduit.cancels) times (C4)")
             let late = round.callsAfterReturn.load(ordering: .acquiring)
             try verify(late <= 1, "\(name) round \(r): stepper entered \(late) times after cancel() returned (C4)")
-            try verify(conduit.violations == 0, "\(name) round \(r): demand violation")
+            try verify(conduit.violations.isEmpty, "\(name) round \(r): demand violation")
             let called = round.firstCallAt.load(ordering: .relaxed)
             if conduit.cancelledAt >= called { latency.record(conduit.cancelledAt - called) }
             round.target = nil

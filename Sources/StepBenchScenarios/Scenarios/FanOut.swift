@@ -25,8 +25,10 @@ enum FanOut {
 
     /// `threads` pipelines, each `subscribe(upstream, check)` on its own thread; they start
     /// together (parked until the window opens) and each verifies its own outcome.
-    static func pipelines(_ name: String, threads: Int, n: Int,
-                          subscribe: @escaping @Sendable (CountingUpstream, OrderCheck) -> Void) throws -> RepetitionResult {
+    static func pipelines(
+        _ name: String, threads: Int, n: Int,
+        subscribe: @escaping @Sendable (CountingUpstream, OrderCheck) -> Void
+    ) throws -> RepetitionResult {
         let go = DispatchSemaphore(value: 0)
         let ready = Latch(count: threads)
         let done = Latch(count: threads)
@@ -46,7 +48,7 @@ enum FanOut {
                     elapsed.withLock { $0[t] = ended &- started }
                     storeMaximum(ended, into: finishedAt)
                     try check.verify(count: n, what: "\(name) pipeline \(t)")
-                    try verify(upstream.conduit?.violations == 0, "\(name) pipeline \(t): demand violation")
+                    try verify(upstream.conduit?.violations.isEmpty == true, "\(name) pipeline \(t): demand violation")
                     try verify(upstream.conduit?.cancels == 0, "\(name) pipeline \(t): upstream cancelled")
                 } catch { failures.withLock { $0.append("\(error)") } }
                 done.countDown()

@@ -13,23 +13,28 @@ enum PaceJitter {
 
     static func run(design: SteppingDesign, elements n: Int) throws -> RepetitionResult {
         try measure("pace-jitter \(design)", n: n) { queue, paced in
-            (0..<n).publisher.pace(.nanoseconds(Int(interval)), scheduler: queue.ocombine, subject: paced, design: design)
+            (0..<n).publisher.pace(
+                .nanoseconds(Int(interval)), scheduler: queue.ocombine, subject: paced, design: design)
         }
     }
 
     /// The scenario's body: `start` begins sending 0..<n through `paced` at 1 ms on `queue`; a sink
     /// records each output's time; the main thread parks until the completion.
-    static func measure(_ name: String, n: Int,
-                        start: (DispatchQueue, PassthroughSubject<Int, Never>) -> AnyCancellable) throws -> RepetitionResult {
+    static func measure(
+        _ name: String, n: Int,
+        start: (DispatchQueue, PassthroughSubject<Int, Never>) -> AnyCancellable
+    ) throws -> RepetitionResult {
         let queue = DispatchQueue(label: "pace-jitter")
         let paced = PassthroughSubject<Int, Never>()
         let times = Mutex<[UInt64]>([])
         let check = OrderCheck()
-        let sink = paced.sink(receiveCompletion: { _ in check.finish() }, receiveValue: { v in
-            let now = monotonicNanoseconds()
-            check.see(v)
-            times.withLock { $0.append(now) }
-        })
+        let sink = paced.sink(
+            receiveCompletion: { _ in check.finish() },
+            receiveValue: { v in
+                let now = monotonicNanoseconds()
+                check.see(v)
+                times.withLock { $0.append(now) }
+            })
         var meter = Meter()
         try meter.start()
         let pacing = start(queue, paced)
@@ -40,8 +45,9 @@ enum PaceJitter {
         let t = times.withLock { $0 }
         var latency = LatencyRecorder()
         for (previous, current) in zip(t, t.dropFirst()) {
-            try verify(current - previous >= interval - interval / 100,
-                       "\(name): outputs \(current - previous) ns apart, interval is 1 ms")
+            try verify(
+                current - previous >= interval - interval / 100,
+                "\(name): outputs \(current - previous) ns apart, interval is 1 ms")
             latency.record(current - previous - Swift.min(current - previous, interval))
         }
         return RepetitionResult(meter: meter, elements: n, latency: latency.summary)
@@ -54,12 +60,14 @@ enum PaceJitter {
 enum FloorPace {
     static func run(elements n: Int) throws -> RepetitionResult {
         try PaceJitter.measure("floor-pace", n: n) { queue, paced in
-            let subject = UncheckedBox(paced)  // only touched from `queue`
+            let subject = Unchecked(paced)  // only touched from `queue`
             @Sendable func tick(_ i: Int) {
                 guard i < n else { subject.value.send(completion: .finished); return }
                 subject.value.send(i)
                 let scheduler = queue.ocombine
-                scheduler.schedule(after: scheduler.now.advanced(by: .nanoseconds(Int(PaceJitter.interval)))) { tick(i + 1) }
+                scheduler.schedule(after: scheduler.now.advanced(by: .nanoseconds(Int(PaceJitter.interval)))) {
+                    tick(i + 1)
+                }
             }
             queue.async { tick(0) }
             return AnyCancellable {}

@@ -64,12 +64,13 @@ enum StaleStorm {
             case .completion: check.finish()
             }
         }
-        return try storm("stale-storm \(design)", threads: threads, n: n, check: check, log: log,
-                         subscribe: { $0.subscribe(subscriber) },
-                         hammer: { stale, latest, r in
-                             stale?(r & 1 == 0 ? .more : .cancel)
-                             if r & 6 == 0 { latest?(.more) }
-                         })
+        return try storm(
+            "stale-storm \(design)", threads: threads, n: n, check: check, log: log,
+            subscribe: { $0.subscribe(subscriber) },
+            hammer: { stale, latest, r in
+                stale?(r & 1 == 0 ? .more : .cancel)
+                if r & 6 == 0 { latest?(.more) }
+            })
     }
 
     /// The scenario's body, for a design and for its floor: `threads − 1` hammer threads call
@@ -103,7 +104,9 @@ enum StaleStorm {
         try stopped?.wait(timeout: 60, what: "\(name): hammers exit")
         log.removeAll()
         try check.verify(count: n, what: "\(name) with \(hammers) hammering threads")
-        try verify(upstream.conduit?.violations == 0, "\(name): demand violation (a stale or duplicate promise acted)")
+        try verify(
+            upstream.conduit?.violations.isEmpty == true,
+            "\(name): demand violation (a stale or duplicate promise acted)")
         try verify(upstream.conduit?.cancels == 0, "\(name): a stale .cancel cancelled upstream")
         return RepetitionResult(meter: meter, elements: n)
     }
@@ -138,11 +141,12 @@ enum FloorStaleStorm {
     static func run(threads: Int, elements n: Int) throws -> RepetitionResult {
         let log = StaleStorm.TokenLog<Receiver>(capacity: n)
         let receiver = Receiver(log: log)
-        return try StaleStorm.storm("floor-stale-storm", threads: threads, n: n, check: receiver.check, log: log,
-                                    subscribe: { $0.subscribe(receiver) },
-                                    hammer: { stale, latest, r in
-                                        stale?.touch()
-                                        if r & 6 == 0 { latest?.touch() }
-                                    })
+        return try StaleStorm.storm(
+            "floor-stale-storm", threads: threads, n: n, check: receiver.check, log: log,
+            subscribe: { $0.subscribe(receiver) },
+            hammer: { stale, latest, r in
+                stale?.touch()
+                if r & 6 == 0 { latest?.touch() }
+            })
     }
 }

@@ -5,7 +5,9 @@ import Stepping
 /// `.more` synchronously. Pure per-element cost of a design. Floor: `floor-sync`.
 public enum SyncStep {
     /// Builds a stepping subscriber around the scenario's stepper.
-    public typealias MakeSubscriber = (@escaping @Sendable (StepEvent<Int, Never>) -> Void) -> any SteppingSubscriber<Int, Never>
+    public typealias MakeSubscriber = (@escaping @Sendable (StepEvent<Int, Never>) -> Void) -> any SteppingSubscriber<
+        Int, Never
+    >
 
     static func run(design: SteppingDesign, elements n: Int) throws -> RepetitionResult {
         try run(name: design.rawValue, elements: n) { design.makeSubscriber(stepper: $0) }
@@ -13,7 +15,9 @@ public enum SyncStep {
 
     /// The scenario for any stepping subscriber, not only the built-in designs: the regression
     /// tests measure a test-only design through it.
-    public static func run(name design: String, elements n: Int, makeSubscriber: MakeSubscriber) throws -> RepetitionResult {
+    public static func run(name design: String, elements n: Int, makeSubscriber: MakeSubscriber) throws
+        -> RepetitionResult
+    {
         let upstream = CountingUpstream(count: n)
         let check = OrderCheck()
         let subscriber = makeSubscriber { event in
@@ -30,7 +34,7 @@ public enum SyncStep {
         let ended = try check.waitFinished(what: "sync-step \(design)")
         try meter.stop(endedAt: ended)
         try check.verify(count: n, what: "sync-step \(design)")
-        try verify(upstream.conduit?.violations == 0, "sync-step \(design): upstream saw a demand violation")
+        try verify(upstream.conduit?.violations.isEmpty == true, "sync-step \(design): upstream saw a demand violation")
         return RepetitionResult(meter: meter, elements: n)
     }
 }

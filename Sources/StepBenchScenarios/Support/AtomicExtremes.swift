@@ -14,7 +14,8 @@ func storeMaximum(_ value: UInt64, into atomic: borrowing Atomic<UInt64>) {
 private func store(_ value: UInt64, into atomic: borrowing Atomic<UInt64>, if better: (UInt64, UInt64) -> Bool) {
     var current = atomic.load(ordering: .relaxed)
     while better(value, current) {
-        let (exchanged, original) = atomic.compareExchange(expected: current, desired: value, ordering: .acquiringAndReleasing)
+        let (exchanged, original) = atomic.compareExchange(
+            expected: current, desired: value, ordering: .acquiringAndReleasing)
         if exchanged { return }
         current = original
     }

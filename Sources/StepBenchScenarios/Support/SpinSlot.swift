@@ -1,17 +1,38 @@
 import Foundation
 import Synchronization
 
-/// A one-value hand-off between two threads that spins (then yields) instead of parking.
+/// The suite's one spin-then-yield wait, for hand-offs between measured threads.
 ///
-/// Parking a thread (semaphore, condition, GCD) costs 4–90 µs here and measures the hypervisor,
-/// not the design (PERFORMANCE-NOTES.md); spinning costs 90–500 ns per round trip but is only
-/// fair while spinning threads ≤ cores. After `spinLimit` empty polls the waiter calls
-/// `sched_yield()` so a third runnable thread (the actor design's queue) still gets a core.
-/// Results label this hand-off "spin-yield".
+/// Parking a thread (semaphore, condition, GCD) costs tens of microseconds on a VM and measures
+/// the hypervisor, not the design; spinning costs a fraction of a microsecond per round trip but
+/// is only fair while spinning threads ≤ cores. So a waiter spins, and after every ``polls``
+/// empty polls calls `sched_yield()`, so that a third runnable thread (the actor designs' queue)
+/// still gets a core. Results label this hand-off "spin-yield".
+public enum SpinWait {
+    /// Empty polls between two yields.
+    public static var polls: Int { 2_000 }
+
+    /// Polls `ready` until it returns true (true), or until `stop()` holds at one of the yields
+    /// (false).
+    @inline(__always)
+    public static func until(_ ready: () -> Bool, stoppingAtYieldIf stop: () -> Bool = { false }) -> Bool {
+        var count = 0
+        while !ready() {
+            count += 1
+            if count >= polls {
+                if stop() { return false }
+                sched_yield()
+                count = 0
+            }
+        }
+        return true
+    }
+}
+
+/// A one-value hand-off between two threads that waits with ``SpinWait`` instead of parking.
 public final class SpinSlot<Value>: @unchecked Sendable {  // `value` is published by `full`
     private let full = Atomic<Bool>(false)
     private var value: Value?
-    public static var spinLimit: Int { 2_000 }
 
     public init() {}
 
@@ -25,15 +46,7 @@ public final class SpinSlot<Value>: @unchecked Sendable {  // `value` is publish
     /// Waits for a value, or returns nil once `stop()` returns true (checked while waiting).
     @inline(__always)
     public func take(until stop: () -> Bool = { false }) -> Value? {
-        var polls = 0
-        while !full.load(ordering: .acquiring) {
-            polls += 1
-            if polls >= Self.spinLimit {
-                if stop() { return nil }
-                sched_yield()
-                polls = 0
-            }
-        }
+        guard SpinWait.until({ full.load(ordering: .acquiring) }, stoppingAtYieldIf: stop) else { return nil }
         let v = value
         value = nil
         full.store(false, ordering: .releasing)

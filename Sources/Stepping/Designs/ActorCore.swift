@@ -61,8 +61,10 @@ struct ActorMachine {
 
     /// Handles one signal, in mailbox order. For an input, see ``handleInput(gate:target:deliver:)``.
     @discardableResult
-    mutating func handle(_ signal: consuming MailboxSignal, gate: borrowing ActorGate, target: any StepPromiseTarget,
-                         deliver: (AnyObject, StepPromise) -> Void) -> Bool {
+    mutating func handle(
+        _ signal: consuming MailboxSignal, gate: borrowing ActorGate, target: any StepPromiseTarget,
+        deliver: (AnyObject, StepPromise) -> Void
+    ) -> Bool {
         switch consume signal {
         case .subscription(let subscription):
             // After cancel() returned, no request may reach upstream (rule C7): a subscription
@@ -92,8 +94,10 @@ struct ActorMachine {
     /// the promise, and must hand the input's value to the stepper; if it drops it (cancelled, or
     /// no demand outstanding) `deliver` is not called and the caller drops the value. Returns
     /// whether `deliver` was called.
-    mutating func handleInput(gate: borrowing ActorGate, target: any StepPromiseTarget,
-                              deliver: (AnyObject, StepPromise) -> Void) -> Bool {
+    mutating func handleInput(
+        gate: borrowing ActorGate, target: any StepPromiseTarget,
+        deliver: (AnyObject, StepPromise) -> Void
+    ) -> Bool {
         guard !cancelIfRequested(gate) else { return false }
         guard case .callStepper(let stepper, let id) = machine.receiveInput() else { return false }
         gate.issuedPromise.store(id, ordering: .releasing)

@@ -50,7 +50,9 @@ final class ActorSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
         return .none
     }
 
-    @usableFromInline func receive(completion: Subscribers.Completion<Failure>) { mailbox.post(.completion(.init(completion))) }
+    @usableFromInline func receive(completion: Subscribers.Completion<Failure>) {
+        mailbox.post(.completion(.init(completion)))
+    }
 
     @usableFromInline
     func cancel() {
@@ -153,7 +155,9 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     /// `isolated` from the parameter, which does not change the calling convention. Made once,
     /// in `init`: a closure made in this generic class captures its generic context.
     private let drainOnActor: (StepActor<Input, Failure>, StepMailbox) -> Void = {
-        let isolated: (isolated StepActor<Input, Failure>, StepMailbox) -> Void = { actor, mailbox in actor.drain(mailbox) }
+        let isolated: (isolated StepActor<Input, Failure>, StepMailbox) -> Void = { actor, mailbox in
+            actor.drain(mailbox)
+        }
         return unsafeBitCast(isolated, to: ((StepActor<Input, Failure>, StepMailbox) -> Void).self)
     }()
 
@@ -208,7 +212,8 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     var description: String {
         ring.withLock { ring in
             let r = ring.value
-            return "\(r.count) queued, \(r.handling ? "handling one" : "idle"), drain \(r.scheduled ? "scheduled" : "not scheduled")\(r.closed ? ", closed" : "")"
+            return
+                "\(r.count) queued, \(r.handling ? "handling one" : "idle"), drain \(r.scheduled ? "scheduled" : "not scheduled")\(r.closed ? ", closed" : "")"
         }
     }
 

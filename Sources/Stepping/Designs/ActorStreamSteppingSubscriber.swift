@@ -36,7 +36,9 @@ final class ActorStreamSteppingSubscriber<Input, Failure: Error>: SteppingSubscr
         return .none
     }
 
-    @usableFromInline func receive(completion: Subscribers.Completion<Failure>) { mailbox.post(.completion(.init(completion))) }
+    @usableFromInline func receive(completion: Subscribers.Completion<Failure>) {
+        mailbox.post(.completion(.init(completion)))
+    }
 
     @usableFromInline
     func cancel() {
@@ -66,8 +68,9 @@ final class StreamMailbox<Input, Failure: Error>: StepPromiseTarget,
 
     @usableFromInline
     init(stepper: StepperBox<Input, Failure>) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Unchecked<Signal>.self,
-                                                             bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Unchecked<Signal>.self,
+            bufferingPolicy: .unbounded)
         self.continuation = continuation
         let actor = StreamStepActor<Input, Failure>(stepper: stepper, mailbox: self)
         let signals = Unchecked(stream)

@@ -27,7 +27,9 @@ final class SeedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
 
     private let lock = NSLock()
     // The l_ prefix means it must only be accessed while holding the lock.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     private var l_state: State
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     private var l_nextPromiseId: PromiseId = 1
 
     private typealias PromiseId = UInt64
@@ -85,8 +87,10 @@ final class SeedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
             guard case .subscribing(let stepper) = l_state else {
                 return { subscription.cancel() }
             }
-            l_state = .subscribed(.init(stepper: stepper, subscription: subscription,
-                                        validPromiseId: noPromiseId))
+            l_state = .subscribed(
+                .init(
+                    stepper: stepper, subscription: subscription,
+                    validPromiseId: noPromiseId))
             return { subscription.request(.max(1)) }
         }
         action()
@@ -182,9 +186,9 @@ final class SeedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
     }
 }
 
-fileprivate extension NSLock {
+extension NSLock {
     @inline(__always)
-    func sync<Answer>(_ body: () -> Answer) -> Answer {
+    fileprivate func sync<Answer>(_ body: () -> Answer) -> Answer {
         lock()
         defer { unlock() }
         return body()

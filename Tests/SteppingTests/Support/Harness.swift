@@ -1,18 +1,8 @@
 import Foundation
 @preconcurrency import OpenCombine
-@testable import Stepping
+import TestSupport
 
-/// Waits (bounded) until `condition` holds; returns whether it did. Sync designs satisfy
-/// conditions at once; asynchronous ones (actor) get time to deliver.
-@discardableResult
-func eventually(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        if Date() > deadline { return false }
-        usleep(200)
-    }
-    return true
-}
+@testable import Stepping
 
 /// Lets an asynchronous design finish everything it has accepted (no-op for synchronous ones),
 /// so a test can then check that nothing more happened.
@@ -33,7 +23,9 @@ let testedDesigns: [SteppingDesign] = {
     let raw = ProcessInfo.processInfo.environment["STEPBENCH_EXCLUDE_DESIGNS"] ?? ""
     let names = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     for name in names where SteppingDesign(rawValue: name) == nil {
-        fatalError("STEPBENCH_EXCLUDE_DESIGNS names unknown design '\(name)'; designs are \(SteppingDesign.allCases.map(\.rawValue))")
+        fatalError(
+            "STEPBENCH_EXCLUDE_DESIGNS names unknown design '\(name)'; designs are \(SteppingDesign.allCases.map(\.rawValue))"
+        )
     }
     return SteppingDesign.allCases.filter { !names.contains($0.rawValue) }
 }()

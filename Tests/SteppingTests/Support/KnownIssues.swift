@@ -7,9 +7,12 @@ import Testing
 /// would fail the test ("known issue was not recorded"), so the list below is checked, not
 /// asserted. The README's "What the original gets wrong" lists the same.
 enum SeedKnownIssue: String, CaseIterable {
-    case demandIgnoringUpstream = "S1: an input sent with no demand outstanding reaches the stepper while its promise is unfulfilled"
-    case reentrantCompletion = "C6: a completion delivered from inside the stepper call is dropped, and the stepper and subscription stay referenced"
-    case releaseUnderLock = "R3: the stepper is released while the lock is held: a deinit that calls back into the subscriber deadlocks"
+    case demandIgnoringUpstream =
+        "S1: an input sent with no demand outstanding reaches the stepper while its promise is unfulfilled"
+    case reentrantCompletion =
+        "C6: a completion delivered from inside the stepper call is dropped, and the stepper and subscription stay referenced"
+    case releaseUnderLock =
+        "R3: the stepper is released while the lock is held: a deinit that calls back into the subscriber deadlocks"
 }
 
 /// Runs `body` for `design`; for `seed`, as a known issue: the body must record a failure.

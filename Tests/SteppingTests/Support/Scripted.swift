@@ -1,5 +1,7 @@
 import Foundation
 @preconcurrency import OpenCombine
+import TestSupport
+
 @testable import Stepping
 
 /// One design driven by hand: a recording subscription, a probe stepper, the subscriber.
@@ -52,15 +54,6 @@ struct Scripted: @unchecked Sendable {  // every member is a thread-safe object
         }
         return requested + returnedDemands.reduce(0) { $0 + ($1.max ?? 1_000_000) }
     }
-}
-
-/// A tiny locked box for test bookkeeping shared with Sendable closures.
-final class Box<Value>: @unchecked Sendable {  // `value` behind `lock`
-    private let lock = NSLock()
-    private var _value: Value
-    init(_ value: Value) { _value = value }
-    var value: Value { lock.withLock { _value } }
-    func mutate<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&_value) } }
 }
 
 /// Runs `body` on a new thread and waits (bounded) for it to finish.

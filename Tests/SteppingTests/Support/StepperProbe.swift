@@ -2,8 +2,7 @@ import Foundation
 @preconcurrency import OpenCombine
 import Stepping
 import Synchronization
-
-struct TestError: Error, Equatable { var code = 1 }
+import TestSupport
 
 /// A stepper that records what it is given and checks rule S1 as it goes: never two calls at
 /// once, never a second input while the previous promise is unfulfilled, nothing after the
@@ -59,7 +58,9 @@ final class StepperProbe<Input: Sendable & Equatable>: @unchecked Sendable {  //
     var latestPromise: StepPromise? { lock.withLock { _promises.last } }
 
     /// The stepper to pass to a subscriber.
-    func stepper<Failure: Error>(_ failure: Failure.Type = TestError.self) -> @Sendable (StepEvent<Input, Failure>) -> Void {
+    func stepper<Failure: Error>(_ failure: Failure.Type = TestError.self)
+        -> @Sendable (StepEvent<Input, Failure>) -> Void
+    {
         let token = self.token
         return { [self] event in
             _ = token

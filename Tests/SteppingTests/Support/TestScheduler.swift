@@ -56,14 +56,18 @@ final class TestScheduler: Scheduler, @unchecked Sendable {  // state behind `lo
         lock.withLock { enqueue(at: _now, action) }
     }
 
-    func schedule(after date: SchedulerTimeType, tolerance: SchedulerTimeType.Stride,
-                  options: Never?, _ action: @escaping () -> Void) {
+    func schedule(
+        after date: SchedulerTimeType, tolerance: SchedulerTimeType.Stride,
+        options: Never?, _ action: @escaping () -> Void
+    ) {
         lock.withLock { enqueue(at: date.nanoseconds, action) }
     }
 
-    func schedule(after date: SchedulerTimeType, interval: SchedulerTimeType.Stride,
-                  tolerance: SchedulerTimeType.Stride, options: Never?,
-                  _ action: @escaping () -> Void) -> Cancellable {
+    func schedule(
+        after date: SchedulerTimeType, interval: SchedulerTimeType.Stride,
+        tolerance: SchedulerTimeType.Stride, options: Never?,
+        _ action: @escaping () -> Void
+    ) -> Cancellable {
         fatalError("repeating actions are not used by these tests")
     }
 
@@ -77,8 +81,12 @@ final class TestScheduler: Scheduler, @unchecked Sendable {  // state behind `lo
         let end = lock.withLock { _now + stride.nanoseconds }
         while true {
             let next: Job? = lock.withLock {
-                guard let i = jobs.indices.min(by: { (jobs[$0].time, jobs[$0].sequence) < (jobs[$1].time, jobs[$1].sequence) }),
-                      jobs[i].time <= end else { return nil }
+                guard
+                    let i = jobs.indices.min(by: {
+                        (jobs[$0].time, jobs[$0].sequence) < (jobs[$1].time, jobs[$1].sequence)
+                    }),
+                    jobs[i].time <= end
+                else { return nil }
                 let job = jobs.remove(at: i)
                 _now = job.time
                 return job

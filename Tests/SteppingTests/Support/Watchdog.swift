@@ -19,7 +19,8 @@ final class Watchdog: @unchecked Sendable {  // `inFlight` behind `lock`
         thread.start()
     }
 
-    func guarded<T>(_ label: @autoclosure () -> String, limit: TimeInterval = 30, _ body: () throws -> T) rethrows -> T {
+    func guarded<T>(_ label: @autoclosure () -> String, limit: TimeInterval = 30, _ body: () throws -> T) rethrows -> T
+    {
         let token = lock.withLock { () -> Int in
             nextToken += 1
             inFlight[nextToken] = (label(), Date().addingTimeInterval(limit))
@@ -35,11 +36,13 @@ final class Watchdog: @unchecked Sendable {  // `inFlight` behind `lock`
             let now = Date()
             let overdue = lock.withLock { inFlight.values.filter { $0.deadline < now }.map(\.label) }
             if !overdue.isEmpty {
-                FileHandle.standardError.write(Data("""
-                    WATCHDOG: deadlock? still running past its limit: \(overdue.joined(separator: "; "))
-                    (a design probably holds its lock while calling the stepper, request or cancel)
+                FileHandle.standardError.write(
+                    Data(
+                        """
+                        WATCHDOG: deadlock? still running past its limit: \(overdue.joined(separator: "; "))
+                        (a design probably holds its lock while calling the stepper, request or cancel)
 
-                    """.utf8))
+                        """.utf8))
                 exit(3)
             }
         }

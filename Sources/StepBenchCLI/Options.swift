@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import StepBenchKit
+import StepBenchScenarios
+import Stepping
+
+/// The designs and scenarios a measuring command selects (`run`, `profile`).
+struct Selection: ParsableArguments {
+    @Option(help: "Comma-separated designs (default: all). See `stepbench list`.", transform: CommaSeparated.designs)
+    var design: [SteppingDesign] = SteppingDesign.allCases
+
+    @Option(
+        help: "Comma-separated scenarios (default: run: all, floors included; profile: the single-thread ones).",
+        transform: CommaSeparated.scenarios)
+    var scenario: [ScenarioKind]?
+}
+
+/// Where a measuring command writes its results file (`run`, `profile`).
+struct Destination: ParsableArguments {
+    @Option(help: "Results file (default: a time-stamped file and a latest copy in the results folder).")
+    var output: String?
+
+    @Option(help: "Folder of default results files: <folder>/<machine-id>/.")
+    var resultsDirectory: String = "results"
+
+    /// Checks, before anything is measured, that the results can be written.
+    func checkWritable() throws {
+        if let output {
+            try RunConfiguration.checkWritable(URL(fileURLWithPath: output))
+        } else {
+            try RunConfiguration.checkWritable(
+                URL(fileURLWithPath: resultsDirectory).appendingPathComponent("x/probe.json"))
+        }
+    }
+
+    /// `--output`; or `<results>/<machine-id>/<prefix><time>.json` and its copy `<prefix>latest.json`.
+    func urls(machineID: String, prefix: String = "") -> (main: URL, latest: URL?) {
+        if let output { return (URL(fileURLWithPath: output), nil) }
+        let folder = URL(fileURLWithPath: resultsDirectory).appendingPathComponent(machineID)
+        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        return (
+            folder.appendingPathComponent("\(prefix)\(stamp).json"),
+            folder.appendingPathComponent("\(prefix)latest.json")
+        )
+    }
+}
+
+/// A results file named on the command line: a file, or a folder holding `latest.json`.
+func resultsURL(_ path: String) -> URL {
+    var isDirectory: ObjCBool = false
+    let url = URL(fileURLWithPath: path)
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        return url.appendingPathComponent("latest.json")
+    }
+    return url
+}
+
+/// Writes `text` to stderr.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import StepBenchKit
+import StepBenchScenarios
+import Stepping
+
+extension StepBench {
+    struct Profile: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Exact instructions per element under valgrind's callgrind, with the top functions per design.")
+
+        @OptionGroup var selection: Selection
+
+        @Option(help: "Elements of the smaller run (the larger has three times as many).")
+        var elements: Int = 4_000
+
+        @OptionGroup var destination: Destination
+
+        var scenarios: [ScenarioKind] { selection.scenario ?? Profiler.scenarios }
+
+        func validate() throws {
+            guard elements > 0 else { throw ValidationError("--elements must be a positive number, got \(elements)") }
+            try StepBench.validating {
+                try Profiler.check(scenarios: scenarios)
+                if destination.output != nil { try destination.checkWritable() }
+            }
+        }
+
+        func run() throws {
+            var profiler = Profiler()
+            profiler.elementsLow = elements
+            profiler.elementsHigh = elements * 3
+            profiler.progress = { printError("\($0)\n") }
+            let rows = try profiler.profile(scenarios: scenarios, designs: selection.design)
+            let machine = MachineFingerprint.current()
+            let file = ResultsFile.profiled(rows, machine: machine, elements: elements)
+            let (url, latest) = destination.urls(machineID: machine.machineID, prefix: "profile-")
+            try file.write(to: url)
+            if let latest { try file.write(to: latest) }
+            print("instructions per element (callgrind, measured window only; per function: exclusive per element):")
+            for r in rows {
+                print(
+                    "  \(r.scenario.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(r.design.padding(toLength: 7, withPad: " ", startingAt: 0)) \(String(format: "%10.1f", r.instructionsPerElement))"
+                )
+                for f in r.topFunctions.prefix(6) {
+                    print(String(format: "      %8.1f  ", f.instructionsPerElement ?? 0) + f.function)
+                }
+            }
+            printError("profile written to \(url.path)\n")
+        }
+    }
+}

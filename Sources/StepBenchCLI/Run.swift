@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import StepBenchKit
+import StepBenchScenarios
+import Stepping
+
+extension StepBench {
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run scenarios × designs; write a results file; print a summary table.",
+            discussion: "Exit status 3 when a scenario failed its own verification (the results file marks it).")
+
+        @OptionGroup var selection: Selection
+
+        @Option(
+            help: "Comma-separated thread counts for scenarios that take them (default: 1,2,4).",
+            transform: CommaSeparated.threads)
+        var threads: [Int] = [1, 2, 4]
+
+        @Option(help: "Elements per repetition (rounds for cancel-race); default from the preset.")
+        var elements: Int?
+
+        @Option(help: "Repetitions per combination; default from the preset (quick 5, full 11).")
+        var repetitions: Int?
+
+        @Option(help: "How much to measure: elements and repetitions per combination.")
+        var preset: Preset = .quick
+
+        @OptionGroup var destination: Destination
+
+        @Flag(help: "Measure a debug build anyway (the results say debug).")
+        var allowDebug = false
+
+        @Flag(help: "Skip the warm-up pass.")
+        var noWarmup = false
+
+        @Option(help: "Seed of the shuffled order of each round (default: a fresh one; the results file records it).")
+        var orderSeed: UInt64?
+
+        @Option(
+            help:
+                "both: timing in a child process with jemalloc's thread caches on, as users run it, then exact allocation counts in a shorter pass with them off; timing or allocations: that pass alone, in this process."
+        )
+        var pass: RunPasses.Pass = .both
+
+        @Flag(
+            help:
+                "Process isolation: each round of the timing pass in a fresh process, merged as `stepbench merge` does. Use it before publishing a timing claim (a process's heap and code layout move its numbers)."
+        )
+        var fork = false
+
+        var scenarios: [ScenarioKind] { selection.scenario ?? ScenarioKind.allCases }
+
+        func makeConfiguration() throws -> RunConfiguration {
+            var c = RunConfiguration()
+            c.designs = selection.design
+            c.scenarios = scenarios
+            c.threads = threads
+            c.preset = preset
+            c.elements = elements
+            c.repetitions = repetitions
+            c.allowDebug = allowDebug
+            c.warmup = !noWarmup
+            c.orderSeed = orderSeed
+            try c.validate()
+            return c
+        }
+
+        func validate() throws {
+            try StepBench.validating {
+                _ = try makeConfiguration()
+                try destination.checkWritable()
+            }
+        }
+
+        /// This run's selection, as arguments for a child `stepbench run`.
+        func childArguments(seed: UInt64, repetitions: Int) -> [String] {
+            var a = [
+                "--design", CommaSeparated.joined(selection.design), "--scenario", CommaSeparated.joined(scenarios),
+                "--threads", threads.map(String.init).joined(separator: ","), "--preset", preset.rawValue,
+                "--repetitions", String(repetitions), "--order-seed", String(seed), "--pass",
+                RunPasses.Pass.timing.rawValue,
+            ]
+            if let elements { a += ["--elements", String(elements)] }
+            if allowDebug { a.append("--allow-debug") }
+            if noWarmup { a.append("--no-warmup") }
+            return a
+        }
+
+        func run() throws {
+            var configuration = try makeConfiguration()
+            let machine = MachineFingerprint.current()
+            let (url, latest) = destination.urls(machineID: machine.machineID)
+            try RunConfiguration.checkWritable(url)
+            let file: ResultsFile
+            switch pass {
+            case .timing:
+                file = runInProcess(configuration)
+            case .allocations:
+                configuration.repetitions = RunPasses.allocationRepetitions(timing: configuration.effectiveRepetitions)
+                file = runInProcess(configuration)
+            case .both:
+                let seed = configuration.orderSeed ?? UInt64.random(in: 1...UInt64.max)
+                let reps = configuration.effectiveRepetitions
+                let threadCaches = ["MALLOC_CONF": "tcache:true"]  // jemalloc's default: as users run it
+                let timing: ResultsFile
+                if fork {
+                    let processes = try (0..<reps).map { r in
+                        printError("— timing pass, process \(r + 1) of \(reps)\n")
+                        return try RunPasses.child(
+                            childArguments(seed: seed &+ UInt64(r), repetitions: 1), environment: threadCaches)
+                    }
+                    timing = try ResultsFile.mergedPerProcess(processes)
+                } else {
+                    printError("— timing pass (child process, jemalloc thread caches on)\n")
+                    timing = try RunPasses.child(
+                        childArguments(seed: seed, repetitions: reps), environment: threadCaches)
+                }
+                printError("— allocation pass (this process, thread caches off: exact counts)\n")
+                configuration.repetitions = RunPasses.allocationRepetitions(timing: reps)
+                configuration.orderSeed = seed
+                let counts = runInProcess(configuration)
+                file = try RunPasses.combine(timing: timing, allocations: counts)
+            }
+            try finish(file, url: url, latest: latest)
+        }
+
+        func runInProcess(_ configuration: RunConfiguration) -> ResultsFile {
+            var runner = BenchmarkRunner(configuration: configuration)
+            let tty = isatty(STDERR_FILENO) != 0
+            runner.progress = { line in
+                printError(tty && !line.hasPrefix("FAILED") ? "\r\u{1B}[K\(line)" : "\(line)\n")
+            }
+            let file = runner.run()
+            if tty { printError("\n") }
+            return file
+        }
+
+        func finish(_ file: ResultsFile, url: URL, latest: URL?) throws {
+            try file.write(to: url)
+            if let latest { try file.write(to: latest) }
+            print(SummaryTable.render(file))
+            printError("results written to \(url.path)\(latest.map { " and \($0.lastPathComponent)" } ?? "")\n")
+            for warning in file.harnessWarnings ?? [] {
+                printError("WARNING: \(warning)\n")
+            }
+            let failed = file.rows.filter { $0.status != .ok }
+            if !failed.isEmpty {
+                let names = failed.map { "\($0.scenario.rawValue)/\($0.design)×\($0.threads)" }.joined(separator: ", ")
+                printError("\(failed.count) combination(s) FAILED verification: \(names)\n")
+                throw ExitCode.verificationFailed
+            }
+        }
+    }
+}
