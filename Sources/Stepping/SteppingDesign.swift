@@ -1,7 +1,9 @@
 @preconcurrency import OpenCombine
 
-/// The one list of stepping designs. Every test and every benchmark iterates `allCases`, so a
-/// new design is one file in `Designs/` plus one case here.
+/// The one list of stepping designs. Every test, benchmark, script and report takes them from
+/// `allCases` (scripts through `stepbench list --format json`), so a new design is one file in
+/// `Designs/` plus one case here, with its line in the two switches below (the compiler asks
+/// for them).
 public enum SteppingDesign: String, CaseIterable, Sendable {
     /// Faithful port of the original NSLock subscriber: closures for promises and actions.
     /// The reference row; 2 heap allocations per element.

@@ -158,3 +158,21 @@ def test_floors_and_design_order_come_from_the_files_catalog(tmp_path):
     # without a catalog (older files) the floors the tool used then
     legacy = load([FIXTURE])
     assert legacy.floor_of("sync-step") == "floor-sync" and legacy.asynchronous_designs() == []
+
+
+def test_a_design_the_report_does_not_know_is_reported_without_seed(tmp_path):
+    """A new design needs no edit here: a file of it alone (no seed to compare to) gets its own
+    verdict line, and its charts a fallback colour."""
+    data = json.load(open(FIXTURE))
+    data["rows"] = [dict(r, design="mutex2") for r in data["rows"]
+                    if r["scenario"] == "sync-step" and r["design"] == "mutex"]
+    for r in data["rows"]:
+        r["summary"].pop("ratioToSeed", None)
+        r["summary"].pop("ratioToFloor", None)
+    path = tmp_path / "new.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "report"
+    assert report.main([str(path), "--out", str(out)]) == 0
+    verdict = (out / "REPORT.md").read_text().split("## Verdict")[1].split("##")[0]
+    assert "1. **Synchronous `.more` (one thread): `mutex2`** — " in verdict
+    assert "series-mutex2" in series_ids(out / "throughput-sync-step.svg")
