@@ -67,7 +67,8 @@ struct DetectorTests {
             let medians = runsDrawn.map { log($0.median) }
             let mean = medians.reduce(0, +) / Double(medians.count)
             let between2 = medians.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(medians.count - 1)
-            let sampling2 = runsDrawn.map { $0.logStandardDeviation * $0.logStandardDeviation }.reduce(0, +)
+            let sampling2 =
+                runsDrawn.map { $0.logStandardDeviation * $0.logStandardDeviation }.reduce(0, +)
                 / Double(runsDrawn.count)
             drift = max(0, between2 - sampling2).squareRoot()
             runs = profile.runs
