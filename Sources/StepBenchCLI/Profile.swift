@@ -37,10 +37,14 @@ extension StepBench {
             let (url, latest) = destination.urls(machineID: machine.machineID, prefix: "profile-")
             try file.write(to: url)
             if let latest { try file.write(to: latest) }
-            print("instructions per element (callgrind, measured window only; per function: exclusive per element):")
+            print(
+                "instructions per element (callgrind: the measured window, or * the whole process; per function: exclusive per element):"
+            )
+            let width = max(7, rows.map(\.design.count).max() ?? 0)
             for r in rows {
+                let whole = r.collection == .wholeProcess ? " *" : ""
                 print(
-                    "  \(r.scenario.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(r.design.padding(toLength: 7, withPad: " ", startingAt: 0)) \(String(format: "%10.1f", r.instructionsPerElement))"
+                    "  \(r.scenario.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(r.design.padding(toLength: width, withPad: " ", startingAt: 0)) \(String(format: "%10.1f", r.instructionsPerElement))\(whole)"
                 )
                 for f in r.topFunctions.prefix(6) {
                     print(String(format: "      %8.1f  ", f.instructionsPerElement ?? 0) + f.function)
