@@ -46,7 +46,8 @@ def gate_runs(catalog: dict) -> list[tuple[int, list[str]]]:
 if __name__ == "__main__":
     import sys
 
-    usage = ("usage: catalog.py CATALOG.json gate-designs | profiled-scenarios | exact-benchmarks-regex | gate-runs\n"
+    usage = ("usage: catalog.py CATALOG.json gate-designs | profiled-scenarios | timing-scenarios | timing-elements |\n"
+             "       exact-benchmarks-regex | gate-runs\n"
              "  (CATALOG.json: `stepbench list --format json`)")
     if len(sys.argv) != 3:
         print(usage, file=sys.stderr)
@@ -61,6 +62,10 @@ if __name__ == "__main__":
         print(",".join(data["gateDesigns"]))
     elif query == "profiled-scenarios":
         print(",".join(data["profiledScenarios"]))
+    elif query == "timing-scenarios":  # the timing protocol (scripts/regress, scripts/abtest)
+        print(",".join(data["timingScenarios"]))
+    elif query == "timing-elements":
+        print(data["timingElements"])
     elif query == "exact-benchmarks-regex":
         print("^(" + "|".join(exact_benchmarks(data)) + ")$")
     elif query == "gate-runs":  # one line per run: ELEMENTS SCENARIO,SCENARIO...

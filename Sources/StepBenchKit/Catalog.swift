@@ -42,6 +42,10 @@ public struct Catalog: Codable, Equatable, Sendable {
     public var gateDesigns: [String]
     /// The scenarios `stepbench profile` counts instructions in.
     public var profiledScenarios: [String]
+    /// The timing protocol of the gate's information-only comparison and of `scripts/abtest`: these
+    /// scenarios (a design and the floor it is paired with) at this many elements per repetition.
+    public var timingScenarios: [String]
+    public var timingElements: Int
 
     public static var current: Catalog {
         func design(_ d: SteppingDesign?) -> String { d?.rawValue ?? "floor" }
@@ -69,6 +73,8 @@ public struct Catalog: Codable, Equatable, Sendable {
             scenarios: scenarios, benchmarks: benchmarks,
             gateDesigns: SteppingDesign.allCases.filter { ScenarioKind.syncStep.allocationsAreExact(design: $0) }
                 .map(\.rawValue),
-            profiledScenarios: Profiler.scenarios.map(\.rawValue))
+            profiledScenarios: Profiler.scenarios.map(\.rawValue),
+            timingScenarios: [ScenarioKind.syncStep, .floorSync].map(\.rawValue),
+            timingElements: ScenarioKind.syncStep.suiteElements)
     }
 }
