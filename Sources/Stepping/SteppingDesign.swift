@@ -16,7 +16,7 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
     /// No allocation per element.
     case atomic
     /// An actor owns the state machine; signals reach it through one ordered mailbox (a ring
-    /// of recycled slots, drained by one task that parks only when it is empty) and demand goes
+    /// of recycled slots, drained on the actor's queue until it is empty) and demand goes
     /// upstream from the actor (`receive(_:)` returns `.none`). No allocation per element.
     case actor
     /// The straightforward actor: as `actor`, but its mailbox is an `AsyncStream`. Shows what

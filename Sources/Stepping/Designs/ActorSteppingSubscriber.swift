@@ -265,7 +265,7 @@ actor StepActor<Input, Failure: Error> {
     }
 }
 
-/// The signals an actor mailbox has not yet handed out, in order, and its drain task's state.
+/// The signals an actor mailbox has not yet handed out, in order, and its drain's state.
 /// Not generic (a push or pop costs no metadata look-up), and its slots are trivial values (a
 /// push or pop copies no reference): the rare signals that carry references (a subscription,
 /// a completion) keep them in side queues, in the same order; the mailbox keeps an input's
@@ -343,7 +343,7 @@ struct MailboxRing {
     }
 }
 
-/// What the drain task finds in the mailbox.
+/// What the drain finds in the mailbox.
 enum MailboxNext: Sendable {
     /// The next signal is an input; its value has been moved to the mailbox's `current`.
     case input

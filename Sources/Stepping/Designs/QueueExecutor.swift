@@ -1,14 +1,14 @@
 import Dispatch
 
-/// A serial executor backed by a private serial `DispatchQueue`, for ``StepActor``.
+/// A serial executor backed by a private serial `DispatchQueue`, for ``StepActor`` and
+/// ``StreamStepActor``.
 ///
 /// Why not the default (cooperative pool) executor: the pool has one thread per core, and
 /// callers of a stepping subscriber — benchmark threads, test runners, upstreams — block
 /// threads. On a 2-core machine two blocked callers would starve the actor that is supposed to
 /// unblock them. GCD's pool grows when threads block, so the actor always gets to run.
-/// It is also the drain task's executor preference, so not even the task's first job waits
-/// for the cooperative pool.
-/// Cost: one `DispatchQueue.async` each time the actor's mailbox goes from idle to busy.
+/// For `actor-stream` it is also the drain task's executor preference, so not even the task's
+/// first job waits for the cooperative pool; `actor` starts its drains on `queue` directly.
 final class QueueExecutor: SerialExecutor, TaskExecutor {
     let queue: DispatchQueue
 
