@@ -1,3 +1,4 @@
+import Foundation
 @preconcurrency import OpenCombine
 import Synchronization
 
@@ -30,13 +31,27 @@ struct ActorGate: ~Copyable, Sendable {
     /// The id of the last promise that was queued; a promise is queued at most once.
     private let queuedPromise = Atomic<UInt64>(StepStateMachine.noPromiseID)
 
+    /// Held by `cancel()` while it raises the flag and by the actor while it answers the
+    /// subscription (cancels it, or asks for the first input), so that once `cancel()` has
+    /// returned that answer is a cancel (rule C7): without it, the actor could read the flag,
+    /// `cancel()` return on another thread, and the first request land after it. Recursive:
+    /// upstream may call `cancel()` from inside that request, on the actor's thread. Taken once
+    /// per subscription and per `cancel()`, never per element.
+    private let subscriptionAnswer = NSRecursiveLock()
+
     init() {}
 
     /// Raises the cancel flag; true for the first call only, so that only one cancel signal is
-    /// queued and callers cannot flood the mailbox.
+    /// queued and callers cannot flood the mailbox. Waits for an answer to the subscription
+    /// that is under way.
     func requestCancel() -> Bool {
-        !cancelled.exchange(true, ordering: .sequentiallyConsistent)
+        subscriptionAnswer.lock()
+        defer { subscriptionAnswer.unlock() }
+        return !cancelled.exchange(true, ordering: .sequentiallyConsistent)
     }
+
+    func beginSubscriptionAnswer() { subscriptionAnswer.lock() }
+    func endSubscriptionAnswer() { subscriptionAnswer.unlock() }
 
     /// Whether a promise call must be queued: the first call of the current promise only. Stale
     /// and duplicate calls, which the machine would ignore anyway (S2, S3), are dropped here, so
@@ -67,8 +82,10 @@ struct ActorMachine {
     ) -> Bool {
         switch consume signal {
         case .subscription(let subscription):
-            // After cancel() returned, no request may reach upstream (rule C7): a subscription
-            // that arrives behind a cancel is cancelled, not asked for demand.
+            // After cancel() returned, the subscription is cancelled, not asked for demand (rule
+            // C7): the answer and cancel() exclude each other (see ActorGate).
+            gate.beginSubscriptionAnswer()
+            defer { gate.endSubscriptionAnswer() }
             if cancelIfRequested(gate) {
                 subscription.cancel()
                 return false
