@@ -78,3 +78,21 @@ public struct Catalog: Codable, Equatable, Sendable {
             timingElements: ScenarioKind.syncStep.suiteElements)
     }
 }
+
+extension Catalog {
+    /// Results files carry the catalog the tool had when it wrote them, so an older catalog must
+    /// still decode: the fields added since the first such files default to "none".
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            designs: try c.decode([String].self, forKey: .designs),
+            asynchronousDesigns: try c.decodeIfPresent([String].self, forKey: .asynchronousDesigns) ?? [],
+            defaultDesign: try c.decode(String.self, forKey: .defaultDesign),
+            scenarios: try c.decode([Scenario].self, forKey: .scenarios),
+            benchmarks: try c.decode([Benchmark].self, forKey: .benchmarks),
+            gateDesigns: try c.decode([String].self, forKey: .gateDesigns),
+            profiledScenarios: try c.decode([String].self, forKey: .profiledScenarios),
+            timingScenarios: try c.decodeIfPresent([String].self, forKey: .timingScenarios) ?? [],
+            timingElements: try c.decodeIfPresent(Int.self, forKey: .timingElements) ?? 0)
+    }
+}

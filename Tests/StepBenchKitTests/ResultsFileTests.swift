@@ -58,6 +58,21 @@ struct ResultsFileTests {
         #expect(try ResultsFile.read(url).rows[1].repetitions.count == 5)
     }
 
+    @Test func test_results_anOlderEmbeddedCatalogStillDecodes() throws {
+        // The committed baseline.json carries the catalog of the day it was written; fields the
+        // catalog gained since must not make it unreadable (scripts/regress failed on exactly that).
+        var file = Self.sample()
+        file.catalog = .current
+        var json = try JSONSerialization.jsonObject(with: Data(JSONOutput.string(file).utf8)) as! [String: Any]
+        var catalog = json["catalog"] as! [String: Any]
+        for key in ["asynchronousDesigns", "timingScenarios", "timingElements"] { catalog.removeValue(forKey: key) }
+        json["catalog"] = catalog
+        let old = try JSONSerialization.data(withJSONObject: json)
+        let read = try JSONDecoder().decode(ResultsFile.self, from: old)
+        #expect(read.catalog?.designs == Catalog.current.designs)
+        #expect(read.catalog?.asynchronousDesigns == [] && read.catalog?.timingScenarios == [])
+    }
+
     @Test func test_results_presetIsWrittenAsPresetAndReadUnderItsOldNameToo() throws {
         let text = try JSONOutput.string(Self.sample())
         #expect(text.contains(#""preset" : "quick""#) && !text.contains(#""profile""#))
