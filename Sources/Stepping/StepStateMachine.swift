@@ -6,7 +6,8 @@
 /// and returns the action the caller must perform *after* leaving its critical section
 /// (call the stepper, request, cancel). The designs `locked`, `mutex` and `actor` wrap it in
 /// one synchronisation strategy each; `atomic` mirrors it and is tested against it; `seed`
-/// is the original it was distilled from and behaves identically.
+/// is the original it was distilled from, and differs where the original breaks rules S1, C6
+/// and R3 (CONFORMANCE.md, "What the original gets wrong").
 ///
 /// The stepper is kept as an opaque object (the design's box around its typed closure) so
 /// this type is not generic: no metadata look-ups on the hot path.
@@ -19,7 +20,8 @@
 /// the machine dies.
 @usableFromInline
 struct StepStateMachine {
-    /// Identifies the promise handed out with one input. 64 bits: it cannot wrap around.
+    /// Identifies the promise handed out with one input. 64 bits, and the increment traps on
+    /// overflow rather than wrapping, so a stale promise can never match a later input's id.
     @usableFromInline
     typealias PromiseID = UInt64
     /// The id no promise has; the valid id once the current promise has acted.
@@ -189,7 +191,7 @@ struct StepStateMachine {
     mutating func receiveInput() -> ReceiveInputAction {
         guard phase == .subscribed, validPromiseID == Self.noPromiseID else { return .ignore }
         let id = nextPromiseID
-        nextPromiseID &+= 1
+        nextPromiseID += 1
         validPromiseID = id
         phase = .stepping
         shouldRequestMore = false
@@ -289,6 +291,17 @@ struct StepStateMachine {
         /// Nothing goes upstream (no subscription yet, or upstream has completed re-entrantly);
         /// let go of the stepper (and subscription) after unlocking.
         case release(AnyObject, (any Subscription)?)
+    }
+
+    /// An asynchronous design's race (CONFORMANCE.md, C4 and C1): upstream completed, and
+    /// `cancel()` was called before the design applied that completion. Both end the
+    /// subscription; the stepper asked to stop, so it gets no completion, and upstream, which
+    /// has completed, gets no cancel. Let go of the references after unlocking.
+    @inlinable
+    mutating func receiveCompletionAfterCancel() -> CancelAction {
+        guard phase != .dead else { return .none }
+        let (stepper, subscription) = die()
+        return .release(stepper, subscription)
     }
 
     @inlinable

@@ -67,8 +67,10 @@ public enum StepEvent<Input, Failure: Error> {
 /// demand is `.max(1)` at a time and never more than one outstanding; the stepper is called
 /// with inputs in upstream order, one at a time, never while the previous promise is
 /// unfulfilled; completion reaches the stepper exactly once; `cancel()` may be called from any
-/// thread, any number of times. No design calls the stepper, `request` or `cancel` while
-/// holding its own lock. After completion or cancel the stepper and subscription are released.
+/// thread, any number of times. No design holds a lock of its own across a call to the
+/// stepper, `request` or `cancel` (the actors' mailbox lock covers one push or pop). After
+/// completion or cancel the stepper and subscription are released. The faithful port of the
+/// original, `seed`, keeps the original's flaws (CONFORMANCE.md, "What the original gets wrong").
 public protocol SteppingSubscriber<Input, Failure>: Subscriber, Cancellable, AnyObject {
     associatedtype Input
     associatedtype Failure  // `: Error`, from `Subscriber`

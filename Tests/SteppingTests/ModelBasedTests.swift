@@ -14,6 +14,8 @@ struct ModelBasedTests {
         case nothing, more, cancel, moreTwice, moreThenCancel, staleMore, cancelSubscriber
         /// Upstream completes re-entrantly, from inside the stepper call (rule C6).
         case completeUpstream, completeThenMore
+        /// ... then asks to stop: nothing goes upstream and the stepper gets no completion (C6).
+        case completeThenCancel, completeThenCancelSubscriber
     }
     enum Op {
         case subscribe(second: Bool)
@@ -109,6 +111,12 @@ struct ModelBasedTests {
                 case .completeThenMore:
                     _ = m.receiveCompletion(.finished)
                     perform(m.completePromise(id: ids[n], request: .more))
+                case .completeThenCancel:
+                    _ = m.receiveCompletion(.finished)
+                    perform(m.completePromise(id: ids[n], request: .cancel))
+                case .completeThenCancelSubscriber:
+                    _ = m.receiveCompletion(.finished)
+                    cancel()
                 }
                 switch m.stepperReturned() {
                 case .demand(let d): if d == .max(1) { log.append("returned(max(1))") }
@@ -156,6 +164,9 @@ struct ModelBasedTests {
                 case .cancelSubscriber: subscriberBox.value?.cancel()
                 case .completeUpstream: subscriberBox.value?.receive(completion: .finished)
                 case .completeThenMore: subscriberBox.value?.receive(completion: .finished); promise(.more)
+                case .completeThenCancel: subscriberBox.value?.receive(completion: .finished); promise(.cancel)
+                case .completeThenCancelSubscriber:
+                    subscriberBox.value?.receive(completion: .finished); subscriberBox.value?.cancel()
                 }
             case .completion(.finished): log.mutate { $0.append("stepper(finished)") }
             case .completion(.failure): log.mutate { $0.append("stepper(failure)") }

@@ -21,37 +21,51 @@ enum MailboxSignal {
     case cancel
 }
 
-/// The state callers share with the actor without entering it: `cancel()`'s flag and the
-/// promise filter. Stored inline in the mailbox (no object of its own).
+/// The state callers share with the actor without entering it: `cancel()`'s flag, the answer
+/// to the subscription, and the promise filter. Stored inline in the mailbox (no object of its
+/// own).
 struct ActorGate: ~Copyable, Sendable {
-    /// Set by `cancel()` before its signal is queued; checked by the actor before each stepper call.
-    let cancelled = Atomic<Bool>(false)
+    /// `cancelled` (set by `cancel()` before its signal is queued; checked by the actor before
+    /// each stepper call) and `subscribed` (a subscription was accepted), in one word so that
+    /// accepting a subscription and cancelling exclude each other without a lock.
+    private let state = Atomic<UInt8>(0)
+    private static let cancelled: UInt8 = 1
+    private static let subscribed: UInt8 = 2
     /// The id of the promise the actor handed out last (set before the stepper call).
     let issuedPromise = Atomic<UInt64>(StepStateMachine.noPromiseID)
     /// The id of the last promise that was queued; a promise is queued at most once.
     private let queuedPromise = Atomic<UInt64>(StepStateMachine.noPromiseID)
 
-    /// Held by `cancel()` while it raises the flag and by the actor while it answers the
-    /// subscription (cancels it, or asks for the first input), so that once `cancel()` has
-    /// returned that answer is a cancel (rule C7): without it, the actor could read the flag,
-    /// `cancel()` return on another thread, and the first request land after it. Recursive:
-    /// upstream may call `cancel()` from inside that request, on the actor's thread. Taken once
-    /// per subscription and per `cancel()`, never per element.
-    private let subscriptionAnswer = NSRecursiveLock()
-
     init() {}
 
+    /// Whether `cancel()` has raised the flag.
+    var isCancelled: Bool { state.load(ordering: .sequentiallyConsistent) & Self.cancelled != 0 }
+
     /// Raises the cancel flag; true for the first call only, so that only one cancel signal is
-    /// queued and callers cannot flood the mailbox. Waits for an answer to the subscription
-    /// that is under way.
+    /// queued and callers cannot flood the mailbox. Never waits.
     func requestCancel() -> Bool {
-        subscriptionAnswer.lock()
-        defer { subscriptionAnswer.unlock() }
-        return !cancelled.exchange(true, ordering: .sequentiallyConsistent)
+        state.bitwiseOr(Self.cancelled, ordering: .sequentiallyConsistent).oldValue & Self.cancelled == 0
     }
 
-    func beginSubscriptionAnswer() { subscriptionAnswer.lock() }
-    func endSubscriptionAnswer() { subscriptionAnswer.unlock() }
+    /// Answers a subscription on the subscribing thread, as the synchronous designs do: the
+    /// first one, if `cancel()` has not been called, is queued for the actor with `post` and
+    /// then asked for `.max(1)` (rule D1); any other is cancelled (RS 2.5, C3). A subscription
+    /// accepted before `cancel()` was asked for demand before `cancel()` could return on this
+    /// thread, and one that arrives after it is cancelled (C7). Queued before the request, so
+    /// that inputs upstream sends from inside `request` follow it in the mailbox. No lock is
+    /// held across either call-out (rule R4): a `request` that waits for `cancel()` on another
+    /// thread does not stall it.
+    func answer(_ subscription: any Subscription, post: (MailboxSignal) -> Bool) {
+        let accepted = state.compareExchange(
+            expected: 0, desired: Self.subscribed, ordering: .sequentiallyConsistent
+        ).exchanged
+        // A post fails only if the machine died (a cancel() that came between) and the mailbox closed.
+        guard accepted, post(.subscription(subscription)) else {
+            subscription.cancel()
+            return
+        }
+        subscription.request(.max(1))
+    }
 
     /// Whether a promise call must be queued: the first call of the current promise only. Stale
     /// and duplicate calls, which the machine would ignore anyway (S2, S3), are dropped here, so
@@ -64,6 +78,11 @@ struct ActorGate: ~Copyable, Sendable {
 }
 
 /// The actor's state: the ``StepStateMachine``, and how one signal moves it.
+///
+/// An input is handled in two steps around the stepper call: ``beginInput(gate:target:)``, then
+/// the signals that arrived during the call (a promise fulfilled inside it, a re-entrant
+/// completion, a `cancel()`), handled with ``handle(_:gate:)`` while the machine is still
+/// stepping, as a synchronous design sees them (rules D3, C6), then ``endInput(gate:)``.
 struct ActorMachine {
     private var machine: StepStateMachine
 
@@ -74,68 +93,62 @@ struct ActorMachine {
     /// Whether the machine is dead: the mailbox can be closed.
     var isDead: Bool { machine.isDead }
 
-    /// Handles one signal, in mailbox order. For an input, see ``handleInput(gate:target:deliver:)``.
-    @discardableResult
-    mutating func handle(
-        _ signal: consuming MailboxSignal, gate: borrowing ActorGate, target: any StepPromiseTarget,
-        deliver: (AnyObject, StepPromise) -> Void
-    ) -> Bool {
+    /// Handles one signal other than an input, in mailbox order.
+    mutating func handle(_ signal: consuming MailboxSignal, gate: borrowing ActorGate) {
         switch consume signal {
         case .subscription(let subscription):
-            // After cancel() returned, the subscription is cancelled, not asked for demand (rule
-            // C7): the answer and cancel() exclude each other (see ActorGate).
-            gate.beginSubscriptionAnswer()
-            defer { gate.endSubscriptionAnswer() }
-            if cancelIfRequested(gate) {
-                subscription.cancel()
-                return false
-            }
-            switch machine.receiveSubscription(subscription) {
-            case .requestFirst(let s): s.request(.max(1))
-            case .cancel(let s): s.cancel()
-            }
+            // Already asked for demand on the subscribing thread (ActorGate.answer).
+            if case .cancel(let second) = machine.receiveSubscription(subscription) { second.cancel() }
+            _ = cancelIfRequested(gate)
         case .input:
-            return handleInput(gate: gate, target: target, deliver: deliver)
+            assertionFailure("an input is handled with beginInput and endInput")
         case .completion(let ending):
-            guard !cancelIfRequested(gate) else { return false }
+            if gate.isCancelled {
+                // cancel() came before the actor handled this completion: the stepper asked to
+                // stop, so it gets no completion (C4), and upstream, which has completed, gets
+                // no cancel (C6).
+                _ = machine.receiveCompletionAfterCancel()
+                return
+            }
             machine.receiveCompletion(ending).perform(ending)
         case .promise(let id, let request):
             handlePromise(id: id, request: request, gate: gate)
         case .cancel:
             _ = cancelIfRequested(gate)
         }
-        return false
     }
 
-    /// Handles an input. If the machine accepts it, `deliver` is called with the stepper box and
-    /// the promise, and must hand the input's value to the stepper; if it drops it (cancelled, or
-    /// no demand outstanding) `deliver` is not called and the caller drops the value. Returns
-    /// whether `deliver` was called.
-    mutating func handleInput(
-        gate: borrowing ActorGate, target: any StepPromiseTarget,
-        deliver: (AnyObject, StepPromise) -> Void
-    ) -> Bool {
-        guard !cancelIfRequested(gate) else { return false }
-        guard case .callStepper(let stepper, let id) = machine.receiveInput() else { return false }
+    /// Starts handling an input: if the machine accepts it, returns the stepper box and the
+    /// promise, and the caller must hand the input's value to the stepper, handle the signals
+    /// that arrived during the call, then call ``endInput(gate:)``. Returns nil if the input is
+    /// dropped (cancelled, stepping, or no demand outstanding); the caller drops the value.
+    mutating func beginInput(gate: borrowing ActorGate, target: any StepPromiseTarget) -> (AnyObject, StepPromise)? {
+        guard !cancelIfRequested(gate) else { return nil }
+        guard case .callStepper(let stepper, let id) = machine.receiveInput() else { return nil }
         gate.issuedPromise.store(id, ordering: .releasing)
-        deliver(stepper, StepPromise(target: target, id: id))
-        // Promises fulfilled during the call are queued behind us, so the demand is `.none`
-        // unless a cancel or a re-entrant completion changed the state.
+        return (stepper, StepPromise(target: target, id: id))
+    }
+
+    /// Ends an input once the signals that arrived during its stepper call are handled: asks
+    /// upstream for the demand a `.more` gave, or delivers a re-entrant completion (C6). A
+    /// cancel() whose flag is up goes first, so that no stepper call follows its return (C4).
+    mutating func endInput(gate: borrowing ActorGate) {
+        guard !cancelIfRequested(gate) else { return }
         let demand = machine.stepperReturned().perform()
         if demand != .none, let subscription = machine.subscriptionWhileSubscribed { subscription.request(demand) }
-        return true
     }
 
     /// Handles a promise's call (the first call of the current promise: ``ActorGate`` filters).
     mutating func handlePromise(id: StepStateMachine.PromiseID, request: StepRequest, gate: borrowing ActorGate) {
-        // After cancel() returned, no request may reach upstream: apply the cancel first.
+        // A cancel() whose flag is up goes first, so no request is decided after it; one decided
+        // just before may still reach upstream after cancel() returns, as in every design (C7).
         guard !cancelIfRequested(gate) else { return }
         machine.completePromise(id: id, request: request).perform()
     }
 
     /// Applies a pending `cancel()`: returns true if the machine is (now) cancelled.
     private mutating func cancelIfRequested(_ gate: borrowing ActorGate) -> Bool {
-        guard gate.cancelled.load(ordering: .sequentiallyConsistent) else { return false }
+        guard gate.isCancelled else { return false }
         machine.cancel().perform()
         return true
     }

@@ -9,10 +9,13 @@ import Synchronization
 /// nothing and needs no task, continuation or executor hop per signal, and a wake-up allocates
 /// nothing either (a dispatch user-data source, not a task).
 ///
-/// `receive(_:)` returns `.none`; demand goes upstream from the actor (rules D3/D4 hold in
-/// their asynchronous form: exactly one `request(.max(1))` per `.more`, soon after).
+/// `receive(_:)` returns `.none`; demand after a `.more` goes upstream from the actor (rules
+/// D3/D4 hold in their asynchronous form: exactly one `request(.max(1))` per `.more`, soon
+/// after). The subscription is answered on the subscribing thread (``ActorGate/answer(_:post:)``).
 /// `cancel()` raises a flag the actor checks right before every stepper call (rule C4): once
 /// `cancel()` returns the stepper is called at most once more (a call already begun).
+/// A promise keeps the mailbox, and so the actor, alive: kept by the stepper, it still acts
+/// after the caller let go of the subscriber, as in the other designs.
 ///
 /// Why a lock and not a lock-free queue: the mailbox's lock is held for a push or a pop of one
 /// slot and never across a call-out, and in the synchronous case producer and consumer are the
@@ -21,7 +24,8 @@ import Synchronization
 /// needs none and allocates only when it grows past the most signals ever queued at once.
 ///
 /// Cost per element (synchronous `.more`): two mailbox pushes and pops (input, promise), each
-/// one uncontended lock; no allocation and no generic-metadata look-up (the ring holds
+/// one uncontended lock (the promise is popped while the machine still steps, so its `.more`
+/// becomes the demand the actor requests); no allocation and no generic-metadata look-up (the ring holds
 /// trivial, non-generic slots; the input values sit in a typed buffer beside it).
 /// Cross-thread `.more` when the actor was idle: one wake-up of the actor's queue.
 @usableFromInline
@@ -35,13 +39,9 @@ final class ActorSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
         mailbox = StepMailbox(stepper: StepperBox(stepper))
     }
 
-    deinit { mailbox.close() }
-
     @usableFromInline
     func receive(subscription: any Subscription) {
-        if !mailbox.post(.subscription(subscription)) {
-            subscription.cancel()  // dead: the actor is gone; answer as the machine would (RS 2.5)
-        }
+        mailbox.gate.answer(subscription) { mailbox.post($0) }
     }
 
     @usableFromInline
@@ -78,7 +78,7 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     private let ring = Mutex(Unchecked(MailboxRing()))  // Unchecked: signals hold non-Sendable subscriptions
     /// The queued inputs' values, one slot per ring slot; resized with the ring, under its lock.
     @exclusivity(unchecked) private var inputs: UnsafeMutablePointer<Input>
-    /// The input the actor is handling: moved here from `inputs` by ``next()``, so that producers
+    /// The input the actor is handling: moved here from `inputs` by ``next(endingDrain:)``, so that producers
     /// may reuse (or move) the ring slot while the stepper runs. Only the drain touches it.
     let current: UnsafeMutablePointer<Input>
     let gate = ActorGate()
@@ -174,31 +174,35 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
         ring.grow()
     }
 
-    /// For the drain: the next signal (an input's value moved to `current`), or `.empty`, in
-    /// which case the drain is over (`scheduled` is cleared under the same lock, so a signal
-    /// pushed after this schedules a new one). Taking a signal marks the previous one handled.
-    func next() -> MailboxNext {
-        ring.withLock { ring -> MailboxNext in
-            ring.value.handling = false
+    /// For the drain: the next signal (an input's value moved to `current`) and how many are
+    /// queued behind it, or `.empty`. With `endingDrain`, `.empty` ends the drain (`scheduled`
+    /// is cleared under the same lock, so a signal pushed after this schedules a new one);
+    /// without it (the signals of a stepper call) the drain goes on, and so does `handling`.
+    func next(endingDrain: Bool) -> (MailboxNext, remaining: Int) {
+        ring.withLock { ring -> (MailboxNext, remaining: Int) in
             guard let (slot, index) = ring.value.pop() else {
-                ring.value.scheduled = false
-                return .empty
+                if endingDrain {
+                    ring.value.scheduled = false
+                    ring.value.handling = false
+                }
+                return (.empty, 0)
             }
             ring.value.handling = true
+            let next: MailboxNext
             switch slot.kind {
             case .input:
                 current.moveInitialize(from: inputs + index, count: 1)
-                return .input
-            case .promise: return .promise(slot.promiseID, slot.request)
-            case .subscription: return .other(Unchecked(.subscription(ring.value.takeSubscription())))
-            case .completion: return .other(Unchecked(.completion(ring.value.takeCompletion())))
-            case .cancel, .empty: return .other(Unchecked(.cancel))  // `.empty` is never queued
+                next = .input
+            case .promise: next = .promise(slot.promiseID, slot.request)
+            case .subscription: next = .other(Unchecked(.subscription(ring.value.takeSubscription())))
+            case .completion: next = .other(Unchecked(.completion(ring.value.takeCompletion())))
+            case .cancel, .empty: next = .other(Unchecked(.cancel))  // `.empty` is never queued
             }
+            return (next, ring.value.count)
         }
     }
 
-    /// Accepts no more signals (the machine died, or the subscriber was deinitialised); what is
-    /// queued is still handled.
+    /// Accepts no more signals (the machine died); what is queued is still handled.
     func close() {
         ring.withLock { $0.value.closed = true }
     }
@@ -242,25 +246,41 @@ actor StepActor<Input, Failure: Error> {
     /// Handles the mailbox's signals until it is empty. Synchronous: the hot loop has no
     /// suspension points, no task and no hop.
     func drain(_ mailbox: StepMailbox<Input, Failure>) {
-        let current = mailbox.current
         // Made once per drain: converting the generic mailbox to the existential per element
-        // looked its metadata up every time (profile: about 330 instructions per element).
+        // looked its metadata up every time.
         let target: any StepPromiseTarget = mailbox
         while true {
-            switch mailbox.next() {
-            case .input:
-                let delivered = machine.handleInput(gate: mailbox.gate, target: target) { stepper, promise in
-                    unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(current.move(), promise)
-                }
-                if !delivered { current.deinitialize(count: 1) }  // dropped (no demand, or cancelled)
-            case .promise(let id, let request):
-                machine.handlePromise(id: id, request: request, gate: mailbox.gate)
-            case .other(let signal):
-                machine.handle(signal.value, gate: mailbox.gate, target: target) { _, _ in }
-            case .empty:
+            let (next, _) = mailbox.next(endingDrain: true)
+            if case .empty = next { return }
+            handle(next, mailbox, target)
+            if machine.isDead { mailbox.close() }
+        }
+    }
+
+    /// Handles one signal the drain took. An input's stepper call is followed by the signals
+    /// that arrived during it, handled while the machine still steps (see ``ActorMachine``);
+    /// an input among them is dropped by the machine, so this recursion is one level deep.
+    private func handle(_ next: MailboxNext, _ mailbox: StepMailbox<Input, Failure>, _ target: any StepPromiseTarget) {
+        switch next {
+        case .input:
+            guard let (stepper, promise) = machine.beginInput(gate: mailbox.gate, target: target) else {
+                mailbox.current.deinitialize(count: 1)  // dropped (no demand, or cancelled)
                 return
             }
-            if machine.isDead { mailbox.close() }
+            unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(mailbox.current.move(), promise)
+            while true {
+                let (signal, remaining) = mailbox.next(endingDrain: false)
+                if case .empty = signal { break }
+                handle(signal, mailbox, target)
+                if remaining == 0 { break }
+            }
+            machine.endInput(gate: mailbox.gate)
+        case .promise(let id, let request):
+            machine.handlePromise(id: id, request: request, gate: mailbox.gate)
+        case .other(let signal):
+            machine.handle(signal.value, gate: mailbox.gate)
+        case .empty:
+            break
         }
     }
 }
@@ -290,7 +310,7 @@ struct MailboxRing {
     var scheduled = false
     /// No more signals are accepted: the machine died or the subscriber was deinitialised.
     var closed = false
-    /// The actor is handling a signal it took (for `waitUntilIdle`).
+    /// A drain has taken a signal and not yet found the ring empty (for `waitUntilIdle`).
     var handling = false
 
     static let initialCapacity = 8

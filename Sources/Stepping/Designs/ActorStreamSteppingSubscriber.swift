@@ -8,8 +8,10 @@ import Synchronization
 /// what the obvious actor costs: each signal is an `AsyncStream` element (a locked buffer, a
 /// continuation and task machinery per element).
 ///
-/// Rules as for `actor`: `receive(_:)` returns `.none` and demand goes upstream from the actor;
-/// `cancel()` raises a flag the actor checks before every stepper call (rule C4).
+/// Rules as for `actor`: `receive(_:)` returns `.none` and demand after a `.more` goes upstream
+/// from the actor; the subscription is answered on the subscribing thread; `cancel()` raises a
+/// flag the actor checks before every stepper call (rule C4); a promise the stepper keeps still
+/// acts after the caller let go of the subscriber.
 @usableFromInline
 final class ActorStreamSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, AsynchronousDelivery,
     @unchecked Sendable  // only `mailbox` (thread-safe) is touched from outside the actor.
@@ -21,13 +23,9 @@ final class ActorStreamSteppingSubscriber<Input, Failure: Error>: SteppingSubscr
         mailbox = StreamMailbox(stepper: StepperBox(stepper))
     }
 
-    deinit { mailbox.finish() }
-
     @usableFromInline
     func receive(subscription: any Subscription) {
-        if !mailbox.post(.subscription(subscription)) {
-            subscription.cancel()  // dead: the actor is gone; answer as the machine would (RS 2.5)
-        }
+        mailbox.gate.answer(subscription) { mailbox.post($0) }
     }
 
     @usableFromInline
@@ -48,12 +46,18 @@ final class ActorStreamSteppingSubscriber<Input, Failure: Error>: SteppingSubscr
     @usableFromInline func waitUntilIdle() { mailbox.waitUntilIdle() }
 
     @usableFromInline var mailboxDescription: String {
-        "posted \(mailbox.posted.load(ordering: .sequentiallyConsistent)), handled \(mailbox.handled.load(ordering: .sequentiallyConsistent))"
+        "\(mailbox.queued.load(ordering: .sequentiallyConsistent)) queued"
     }
 }
 
-/// The `AsyncStream` between the subscriber's callers and the actor; also the promises'
-/// target, so a promise kept by the stepper does not keep the actor alive.
+/// The `AsyncStream` between the subscriber's callers and the actor; also the promises' target.
+///
+/// Lifetime: the subscriber and the promises hold the mailbox; the actor (held by its task,
+/// which the stream holds while it waits) refers to it unowned. While a signal is queued the
+/// mailbox holds itself (``queued``), so the actor never handles a signal after the mailbox
+/// is gone. Once nothing holds it, no signal can come: its `deinit` finishes the stream and the
+/// task ends. A promise the stepper keeps therefore keeps the mailbox and the task alive until
+/// it acts, as it keeps its subscriber alive in the other designs.
 @usableFromInline
 final class StreamMailbox<Input, Failure: Error>: StepPromiseTarget,
     @unchecked Sendable  // AsyncStream.Continuation and the atomics are thread-safe.
@@ -63,8 +67,9 @@ final class StreamMailbox<Input, Failure: Error>: StepPromiseTarget,
 
     private let continuation: AsyncStream<Unchecked<Signal>>.Continuation
     let gate = ActorGate()
-    let posted = Atomic<Int>(0)
-    let handled = Atomic<Int>(0)
+    /// Signals posted and not yet handled. The post that raises it from 0 retains the mailbox;
+    /// the handling that brings it back to 0 releases it.
+    let queued = Atomic<Int>(0)
 
     @usableFromInline
     init(stepper: StepperBox<Input, Failure>) {
@@ -77,19 +82,27 @@ final class StreamMailbox<Input, Failure: Error>: StepPromiseTarget,
         Task.detached(executorPreference: actor.executor) { await actor.run(signals.value) }
     }
 
+    deinit { continuation.finish() }
+
     /// Queues a signal. Signals from one thread keep their order; upstream's are serial.
     /// Returns false if the machine is dead and the mailbox closed (the signal is dropped).
     @discardableResult
     func post(_ signal: MailboxSignal, _ input: Input? = nil) -> Bool {
-        posted.add(1, ordering: .sequentiallyConsistent)
+        if queued.add(1, ordering: .sequentiallyConsistent).oldValue == 0 { _ = Unmanaged.passRetained(self) }
         if case .terminated = continuation.yield(Unchecked((signal, input))) {
-            handled.add(1, ordering: .sequentiallyConsistent)  // nothing will handle it
+            didHandle()  // nothing will handle it
             return false
         }
         return true
     }
 
-    func didHandle() { handled.add(1, ordering: .sequentiallyConsistent) }
+    /// A signal was handled; the last one queued lets go of the mailbox (see ``queued``). The
+    /// caller must not touch the mailbox afterwards.
+    func didHandle() {
+        if queued.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 {
+            Unmanaged.passUnretained(self).release()
+        }
+    }
 
     func finish() { continuation.finish() }
 
@@ -99,7 +112,7 @@ final class StreamMailbox<Input, Failure: Error>: StepPromiseTarget,
     }
 
     func waitUntilIdle() {
-        while handled.load(ordering: .sequentiallyConsistent) < posted.load(ordering: .sequentiallyConsistent) {
+        while queued.load(ordering: .sequentiallyConsistent) > 0 {
             usleep(20)
         }
     }
@@ -109,7 +122,10 @@ final class StreamMailbox<Input, Failure: Error>: StepPromiseTarget,
 actor StreamStepActor<Input, Failure: Error> {
     typealias Signal = StreamMailbox<Input, Failure>.Signal
     private var machine: ActorMachine
-    private let mailbox: StreamMailbox<Input, Failure>
+    /// Unowned: touched only while handling a signal, and a mailbox with a signal queued holds
+    /// itself (``StreamMailbox/queued``); a strong reference would keep it, and so the task,
+    /// alive for ever.
+    private unowned(unsafe) let mailbox: StreamMailbox<Input, Failure>
     nonisolated let executor = QueueExecutor(label: "stepbench.actor-stream")
 
     /// Runs on its own serial queue, not the cooperative pool (see ``QueueExecutor``).
@@ -120,13 +136,29 @@ actor StreamStepActor<Input, Failure: Error> {
         self.mailbox = mailbox
     }
 
-    /// Drains the stream on this actor until it is finished (the machine died, or the
-    /// subscriber was deinitialised): one task per subscriber.
+    /// Drains the stream on this actor until it is finished (the machine died, or nothing
+    /// holds the mailbox any more): one task per subscriber. After a stepper call, the signals
+    /// posted during it are handled while the machine still steps (see ``ActorMachine``): the
+    /// count of those still to come is `duringCall`, nil when no stepper call is open.
     func run(_ signals: AsyncStream<Unchecked<Signal>>) async {
+        var duringCall: Int?
         for await signal in signals {
             let (signal, input) = signal.value
-            machine.handle(signal, gate: mailbox.gate, target: mailbox) { stepper, promise in
-                unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(input.unsafelyUnwrapped, promise)
+            if case .input = signal {
+                if let (stepper, promise) = machine.beginInput(gate: mailbox.gate, target: mailbox) {
+                    unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(input.unsafelyUnwrapped, promise)
+                    // Queued now, less this input (still counted): the signals posted during the call.
+                    duringCall = mailbox.queued.load(ordering: .sequentiallyConsistent) &- 1
+                } else if let n = duringCall {
+                    duringCall = n &- 1  // dropped while stepping
+                }
+            } else {
+                machine.handle(signal, gate: mailbox.gate)
+                if let n = duringCall { duringCall = n &- 1 }
+            }
+            if duringCall == 0 {
+                machine.endInput(gate: mailbox.gate)
+                duringCall = nil
             }
             if machine.isDead { mailbox.finish() }
             mailbox.didHandle()

@@ -30,8 +30,8 @@ import Synchronization
 ///   returns (rule C6), as ``StepStateMachine`` does.
 ///
 /// Cost (atomic read-modify-writes): synchronous `.more`: 3 per element (input, promise,
-/// stepper returned); `.more` from another thread: 4 (input, stepper returned, promise,
-/// return of the borrowed subscription after `request`). No allocation per element.
+/// stepper returned); `.more` from another thread: 4 (input, stepper returned, promise, and
+/// the return of the borrow it took, before it calls `request`). No allocation per element.
 @usableFromInline
 final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, StepPromiseTarget,
     @unchecked Sendable  // `word` is atomic; the fields follow the borrowing protocol above.
@@ -93,15 +93,6 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         stepper = nil
         subscription = nil
         pendingCompletion = nil
-    }
-
-    /// Kills the word from a state where nothing goes upstream; clears the fields if nobody
-    /// borrows them. Returns whether this call killed it.
-    @inlinable
-    func kill(when condition: (Word) -> Bool) -> (old: Word, killed: Bool) {
-        let (old, new) = update { old in condition(old) ? old.killed() : nil }
-        if let new, new.released, !old.released { clearFields() }
-        return (old, new != nil)
     }
 
     // MARK: Subscriber

@@ -10,7 +10,7 @@ enum SeedKnownIssue: String, CaseIterable {
     case demandIgnoringUpstream =
         "S1: an input sent with no demand outstanding reaches the stepper while its promise is unfulfilled"
     case reentrantCompletion =
-        "C6: a completion delivered from inside the stepper call is dropped, and the stepper and subscription stay referenced"
+        "C6: a completion delivered from inside the stepper call is dropped (a cancel that follows it still goes upstream), and the stepper and subscription stay referenced"
     case releaseUnderLock =
         "R3: the stepper is released while the lock is held: a deinit that calls back into the subscriber deadlocks"
 }

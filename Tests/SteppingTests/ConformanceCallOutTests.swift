@@ -1,0 +1,98 @@
+import Foundation
+@preconcurrency import OpenCombine
+import TestSupport
+import Testing
+
+@testable import Stepping
+
+/// What a design does around its call-outs: an upstream that calls back from another thread
+/// inside `request` (C4, R4), a cancel that follows a re-entrant completion (C6), and a promise
+/// that outlives every other reference to its subscriber (R1).
+@Suite("Call-outs and lifetimes (C4, C6, R1, R4)")
+struct ConformanceCallOutTests {
+    @Test(
+        "R4, C4: a first request that waits for cancel() on another thread stalls neither",
+        arguments: testedDesigns)
+    func test_rule_R4_requestWaitingForCancelOnAnotherThread(design: SteppingDesign) {
+        let s = Scripted(design, subscribe: false)
+        nonisolated(unsafe) let subscriber = s.subscriber  // subscribers are thread-safe by contract
+        let cancelReturned = Box<Bool?>(nil)
+        s.upstream.onRequest = { _ in
+            // An upstream that hands its first request to a worker, which cancels the subscriber,
+            // and waits for the worker (bounded, so a design that stalls fails instead of hanging).
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                subscriber.cancel()
+                done.signal()
+            }
+            cancelReturned.mutate { $0 = $0 ?? (done.wait(timeout: .now() + 2) == .success) }
+        }
+        guarded("\(design): receive(subscription:)") { subscriber.receive(subscription: s.upstream) }
+        #expect(eventually { cancelReturned.value != nil })
+        #expect(cancelReturned.value == true, "cancel() on the worker did not return while request waited for it")
+        s.settle()
+        #expect(eventually { s.upstream.calls == [.request(.max(1)), .cancel] }, "\(s.upstream.calls)")
+    }
+
+    /// How the stepper asks to stop after upstream completed from inside its call.
+    enum StopAfterCompletion: CaseIterable, CustomStringConvertible {
+        case promiseCancel, subscriberCancel
+        var description: String { self == .promiseCancel ? "promise(.cancel)" : "cancel()" }
+    }
+
+    @Test(
+        "C6: promise(.cancel) or cancel() after a re-entrant completion: nothing upstream, no completion",
+        arguments: testedDesigns)
+    func test_rule_C6_cancelAfterReentrantCompletion(design: SteppingDesign) {
+        expecting(design, breaks: .reentrantCompletion) { Self.cancelAfterReentrantCompletion(design) }
+    }
+
+    static func cancelAfterReentrantCompletion(_ design: SteppingDesign) {
+        for stop in StopAfterCompletion.allCases {
+            let subscriberBox = Box<(any SteppingSubscriber<Int, TestError>)?>(nil)
+            let s = Scripted(design) { probe, index, _ in
+                subscriberBox.value?.receive(completion: .finished)  // upstream completes re-entrantly
+                switch stop {
+                case .promiseCancel: probe.fulfil(index, .cancel)
+                case .subscriberCancel: subscriberBox.value?.cancel()
+                }
+            }
+            subscriberBox.mutate { $0 = s.subscriber }
+            s.send(0)
+            s.settle()
+            #expect(s.probe.events == [.input(0)], "\(stop): the stepper asked to stop, yet got \(s.probe.events)")
+            #expect(s.upstream.calls == [.request(.max(1))], "\(stop): upstream completed, yet got \(s.upstream.calls)")
+            #expect(s.probe.violations == [])
+            subscriberBox.mutate { $0 = nil }  // break the cycle
+        }
+    }
+
+    @Test(
+        "R1: a promise kept after the last reference to its subscriber still acts, then lets go",
+        arguments: testedDesigns)
+    func test_rule_R1_keptPromiseOutlivesSubscriber(design: SteppingDesign) {
+        final class Token: Sendable {}
+        let upstream = RecordingSubscription()  // holds no reference to its subscriber
+        let promises = Box<[StepPromise]>([])
+        weak var weakToken: Token?
+        do {
+            let token = Token()
+            weakToken = token
+            let subscriber: any SteppingSubscriber<Int, TestError> = design.makeSubscriber { event in
+                withExtendedLifetime(token) {}  // the stepper alone holds the token
+                if case .input(_, let promise) = event { promises.mutate { $0.append(promise) } }
+            }
+            subscriber.receive(subscription: upstream)
+            _ = subscriber.receive(0)
+            settleDesign(subscriber)
+        }
+        // Only the promise the stepper kept refers to the subscriber now.
+        #expect(promises.value.count == 1)
+        promises.value.first?(.cancel)
+        #expect(
+            eventually { upstream.calls == [.request(.max(1)), .cancel] },
+            "promise(.cancel) after the subscriber was dropped: upstream got \(upstream.calls)")
+        // The stale promise stays with the test; the subscriber has let go of the stepper.
+        #expect(eventually { weakToken == nil }, "the stepper is still retained")
+    }
+}
