@@ -25,7 +25,7 @@ extension StepStateMachine.CancelAction {
 
 extension StepStateMachine.StepperReturnedAction {
     /// Performs what `stepperReturned()` asked; returns the demand for `receive(_:)`.
-    @inlinable
+    @inlinable @inline(__always)  // per element in every design
     func perform() -> Subscribers.Demand {
         switch self {
         case .demand(let demand):

@@ -209,7 +209,7 @@ struct StepStateMachine {
     }
 
     /// The stepper returned from an input call.
-    @inlinable
+    @inlinable @inline(__always)  // per element in every design
     mutating func stepperReturned() -> StepperReturnedAction {
         guard phase == .stepping else { return .demand(.none) }  // cancelled during the call
         if let completion = pendingCompletion {

@@ -122,6 +122,7 @@ struct ActorMachine {
     /// promise, and the caller must hand the input's value to the stepper, handle the signals
     /// that arrived during the call, then call ``endInput(gate:)``. Returns nil if the input is
     /// dropped (cancelled, stepping, or no demand outstanding); the caller drops the value.
+    @inline(__always)  // per element: into the drain, with endInput
     mutating func beginInput(gate: borrowing ActorGate, target: any StepPromiseTarget) -> (AnyObject, StepPromise)? {
         guard !cancelIfRequested(gate) else { return nil }
         guard case .callStepper(let stepper, let id) = machine.receiveInput() else { return nil }
@@ -132,6 +133,7 @@ struct ActorMachine {
     /// Ends an input once the signals that arrived during its stepper call are handled: asks
     /// upstream for the demand a `.more` gave, or delivers a re-entrant completion (C6). A
     /// cancel() whose flag is up goes first, so that no stepper call follows its return (C4).
+    @inline(__always)
     mutating func endInput(gate: borrowing ActorGate) {
         guard !cancelIfRequested(gate) else { return }
         let demand = machine.stepperReturned().perform()

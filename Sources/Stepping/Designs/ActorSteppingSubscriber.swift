@@ -78,7 +78,7 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     private let ring = Mutex(Unchecked(MailboxRing()))  // Unchecked: signals hold non-Sendable subscriptions
     /// The queued inputs' values, one slot per ring slot; resized with the ring, under its lock.
     @exclusivity(unchecked) private var inputs: UnsafeMutablePointer<Input>
-    /// The input the actor is handling: moved here from `inputs` by ``next(endingDrain:)``, so that producers
+    /// The input the actor is handling: moved here from `inputs` by ``next(endingDrain:remaining:)``, so that producers
     /// may reuse (or move) the ring slot while the stepper runs. Only the drain touches it.
     let current: UnsafeMutablePointer<Input>
     let gate = ActorGate()
@@ -174,18 +174,20 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
         ring.grow()
     }
 
-    /// For the drain: the next signal (an input's value moved to `current`) and how many are
-    /// queued behind it, or `.empty`. With `endingDrain`, `.empty` ends the drain (`scheduled`
+    /// For the drain: the next signal (an input's value moved to `current`), or `.empty`; how
+    /// many are queued behind it goes to `remaining` (an inout: a returned tuple made the
+    /// signal's enum be copied and destroyed through outlined value witnesses). With `endingDrain`, `.empty` ends the drain (`scheduled`
     /// is cleared under the same lock, so a signal pushed after this schedules a new one);
     /// without it (the signals of a stepper call) the drain goes on, and so does `handling`.
-    func next(endingDrain: Bool) -> (MailboxNext, remaining: Int) {
-        ring.withLock { ring -> (MailboxNext, remaining: Int) in
+    func next(endingDrain: Bool, remaining: inout Int) -> MailboxNext {
+        ring.withLock { ring -> MailboxNext in
             guard let (slot, index) = ring.value.pop() else {
                 if endingDrain {
                     ring.value.scheduled = false
                     ring.value.handling = false
                 }
-                return (.empty, 0)
+                remaining = 0
+                return .empty
             }
             ring.value.handling = true
             let next: MailboxNext
@@ -198,7 +200,8 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
             case .completion: next = .other(Unchecked(.completion(ring.value.takeCompletion())))
             case .cancel, .empty: next = .other(Unchecked(.cancel))  // `.empty` is never queued
             }
-            return (next, ring.value.count)
+            remaining = ring.value.count
+            return next
         }
     }
 
@@ -249,39 +252,38 @@ actor StepActor<Input, Failure: Error> {
         // Made once per drain: converting the generic mailbox to the existential per element
         // looked its metadata up every time.
         let target: any StepPromiseTarget = mailbox
+        var remaining = 0
         while true {
-            let (next, _) = mailbox.next(endingDrain: true)
-            if case .empty = next { return }
-            handle(next, mailbox, target)
+            switch mailbox.next(endingDrain: true, remaining: &remaining) {
+            case .empty: return
+            case .input: handleInput(mailbox, target)
+            case .promise(let id, let request): machine.handlePromise(id: id, request: request, gate: mailbox.gate)
+            case .other(let signal): machine.handle(signal.value, gate: mailbox.gate)
+            }
             if machine.isDead { mailbox.close() }
         }
     }
 
-    /// Handles one signal the drain took. An input's stepper call is followed by the signals
-    /// that arrived during it, handled while the machine still steps (see ``ActorMachine``);
-    /// an input among them is dropped by the machine, so this recursion is one level deep.
-    private func handle(_ next: MailboxNext, _ mailbox: StepMailbox<Input, Failure>, _ target: any StepPromiseTarget) {
-        switch next {
-        case .input:
-            guard let (stepper, promise) = machine.beginInput(gate: mailbox.gate, target: target) else {
-                mailbox.current.deinitialize(count: 1)  // dropped (no demand, or cancelled)
-                return
-            }
-            unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(mailbox.current.move(), promise)
-            while true {
-                let (signal, remaining) = mailbox.next(endingDrain: false)
-                if case .empty = signal { break }
-                handle(signal, mailbox, target)
-                if remaining == 0 { break }
-            }
-            machine.endInput(gate: mailbox.gate)
-        case .promise(let id, let request):
-            machine.handlePromise(id: id, request: request, gate: mailbox.gate)
-        case .other(let signal):
-            machine.handle(signal.value, gate: mailbox.gate)
-        case .empty:
-            break
+    /// Handles the input the drain took: the stepper call, then the signals that arrived
+    /// during it, handled while the machine still steps (see ``ActorMachine``); an input among
+    /// them is dropped, as the stepping machine would drop it (S1).
+    private func handleInput(_ mailbox: StepMailbox<Input, Failure>, _ target: any StepPromiseTarget) {
+        guard let (stepper, promise) = machine.beginInput(gate: mailbox.gate, target: target) else {
+            mailbox.current.deinitialize(count: 1)  // dropped (no demand, or cancelled)
+            return
         }
+        unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(mailbox.current.move(), promise)
+        var remaining = 0
+        duringCall: while true {
+            switch mailbox.next(endingDrain: false, remaining: &remaining) {
+            case .empty: break duringCall
+            case .input: mailbox.current.deinitialize(count: 1)
+            case .promise(let id, let request): machine.handlePromise(id: id, request: request, gate: mailbox.gate)
+            case .other(let signal): machine.handle(signal.value, gate: mailbox.gate)
+            }
+            if remaining == 0 { break duringCall }
+        }
+        machine.endInput(gate: mailbox.gate)
     }
 }
 
