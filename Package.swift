@@ -18,10 +18,13 @@ var targets: [Target] = [
         name: "Stepping",
         dependencies: [.product(name: "OpenCombine", package: "OpenCombine")]
     ),
+    // The measured window's edges as callgrind client requests (needs Debian's `valgrind`
+    // package for <valgrind/callgrind.h>; scripts/lib/ensure-deps installs it).
+    .target(name: "CCallgrind"),
     .target(
         name: "StepBenchScenarios",
         dependencies: [
-            "Stepping",
+            "Stepping", "CCallgrind",
             .product(name: "OpenCombine", package: "OpenCombine"),
             .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),

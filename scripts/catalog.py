@@ -46,7 +46,7 @@ def gate_runs(catalog: dict) -> list[tuple[int, list[str]]]:
 if __name__ == "__main__":
     import sys
 
-    usage = ("usage: catalog.py CATALOG.json gate-designs | profiled-scenarios | timing-scenarios | timing-elements |\n"
+    usage = ("usage: catalog.py CATALOG.json designs | gate-designs | profiled-scenarios | timing-scenarios | timing-elements |\n"
              "       exact-benchmarks-regex | gate-runs\n"
              "  (CATALOG.json: `stepbench list --format json`)")
     if len(sys.argv) != 3:
@@ -58,7 +58,9 @@ if __name__ == "__main__":
         print(f"catalog: {error}", file=sys.stderr)
         sys.exit(1)
     query = sys.argv[2]
-    if query == "gate-designs":
+    if query == "designs":  # every design, in the tool's order
+        print(",".join(data["designs"]))
+    elif query == "gate-designs":
         print(",".join(data["gateDesigns"]))
     elif query == "profiled-scenarios":
         print(",".join(data["profiledScenarios"]))

@@ -5,7 +5,8 @@ window (the scenario's Meter opens and closes package-benchmark's measurement). 
 benchmark `<scenario>_<design>` (floors: `<scenario>`) whose allocation count is fixed by the
 code, mallocCountTotal (its p90 per iteration, from `benchmark thresholds update --path DIR`)
 divided by the elements per iteration must match stepbench's allocations per element for the
-same scenario, design, threads and elements, within TOLERANCE per element.
+same scenario, design, threads and elements, within the benchmark's tolerance per element (the
+catalog's `allocationTolerance`, which `stepbench compare` and the thresholds use too).
 
     python3 scripts/malloc_agreement.py BENCH_DIR CATALOG.json STEPBENCH_RESULTS.json [more results files]
 
@@ -24,10 +25,6 @@ try:
     from scripts import catalog as cat
 except ImportError:  # run as a script from scripts/
     import catalog as cat
-
-# The same 0.01 per element `stepbench compare` allows for the runtime's background threads.
-TOLERANCE = 0.01
-
 
 class InputError(Exception):
     pass
@@ -98,8 +95,11 @@ def agreement(bench: dict[str, int], stepbench: dict[tuple[str, int], tuple[int,
             raise InputError(f"{name}: stepbench measured {elements} elements per repetition, the benchmark {spec['elements']}; "
                              "run stepbench with the benchmark's --elements")
         interposer = count / counted
+        tolerance = spec.get("allocationTolerance")
+        if tolerance is None:
+            raise InputError(f"{name}: the catalog gives no allocationTolerance; make it with this build's `stepbench list --format json`")
         result.append(dict(name=name, threads=threads, interposer=interposer, jemalloc=jemalloc,
-                           agrees=abs(interposer - jemalloc) <= TOLERANCE))
+                           agrees=abs(interposer - jemalloc) <= tolerance))
     return result
 
 
@@ -124,10 +124,10 @@ def main(argv: list[str]) -> int:
               f"{'agree' if r['agrees'] else 'DISAGREE'}")
     bad = [r for r in rows if not r["agrees"]]
     if bad:
-        print(f"malloc_agreement: {len(bad)} of {len(rows)} benchmarks disagree by more than {TOLERANCE} allocations per element",
-              file=sys.stderr)
+        print(f"malloc_agreement: {len(bad)} of {len(rows)} benchmarks disagree by more than their tolerance "
+              "(the catalog's allocationTolerance per element)", file=sys.stderr)
         return 2
-    print(f"malloc_agreement: all {len(rows)} agree within {TOLERANCE} allocations per element")
+    print(f"malloc_agreement: all {len(rows)} agree within their tolerance (the catalog's allocationTolerance per element)")
     return 0
 
 

@@ -8,6 +8,7 @@ import Stepping
 
 extension SteppingDesign: ExpressibleByArgument {}
 extension ScenarioKind: ExpressibleByArgument {}
+extension StepPath: ExpressibleByArgument {}
 extension Preset: ExpressibleByArgument {}
 extension RunPasses.Pass: ExpressibleByArgument {}
 extension ExportFormat: ExpressibleByArgument {}
@@ -36,6 +37,10 @@ enum CommaSeparated {
 
     static func designs(_ text: String) throws -> [SteppingDesign] { try names(text, noun: "design") }
     static func scenarios(_ text: String) throws -> [ScenarioKind] { try names(text, noun: "scenario") }
+    /// Paths, or `none` for no path.
+    static func paths(_ text: String) throws -> [StepPath] {
+        text.trimmingCharacters(in: .whitespaces) == "none" ? [] : try names(text, noun: "path")
+    }
 
     /// Thread counts, 1…256.
     static func threads(_ text: String) throws -> [Int] {

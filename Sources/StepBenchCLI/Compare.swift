@@ -44,6 +44,7 @@ extension StepBench {
 
         func run() throws {
             let files = try [baseline, current].map { try ResultsFile.read(resultsURL($0)) }
+            try Comparison.checkToolchains(baseline: files[0], current: files[1])
             let machineID = files[1].machine.machineID
             var path = noise
             let committed = "results/\(machineID)/noise.json"

@@ -14,12 +14,21 @@ extension StepBench {
         @Option(help: "Elements of the smaller run (the larger has three times as many).")
         var elements: Int = 4_000
 
+        @Option(
+            help: "Comma-separated paths to count per event, or 'none' (default: every path). See `stepbench list`.",
+            transform: CommaSeparated.paths)
+        var path: [StepPath] = StepPath.allCases
+
+        @Option(help: "Events of each path's smaller window (the larger has three times as many).")
+        var events: Int = 200
+
         @OptionGroup var destination: Destination
 
         var scenarios: [ScenarioKind] { selection.scenario ?? Profiler.scenarios }
 
         func validate() throws {
             guard elements > 0 else { throw ValidationError("--elements must be a positive number, got \(elements)") }
+            guard events > 0 else { throw ValidationError("--events must be a positive number, got \(events)") }
             try StepBench.validating {
                 try Profiler.check(scenarios: scenarios)
                 if destination.output != nil { try destination.checkWritable() }
@@ -30,10 +39,12 @@ extension StepBench {
             var profiler = Profiler()
             profiler.elementsLow = elements
             profiler.elementsHigh = elements * 3
+            profiler.eventsLow = events
+            profiler.eventsHigh = events * 3
             profiler.progress = { printError("\($0)\n") }
-            let rows = try profiler.profile(scenarios: scenarios, designs: selection.design)
+            let (rows, paths) = try profiler.profile(scenarios: scenarios, paths: path, designs: selection.design)
             let machine = MachineFingerprint.current()
-            let file = ResultsFile.profiled(rows, machine: machine, elements: elements)
+            let file = ResultsFile.profiled(rows, paths: paths, machine: machine, elements: elements)
             let (url, latest) = destination.urls(machineID: machine.machineID, prefix: "profile-")
             try file.write(to: url)
             if let latest { try file.write(to: latest) }
@@ -50,6 +61,7 @@ extension StepBench {
                     print(String(format: "      %8.1f  ", f.instructionsPerElement ?? 0) + f.function)
                 }
             }
+            if !paths.isEmpty { print(PathTable.text(paths)) }
             printError("profile written to \(url.path)\n")
         }
     }

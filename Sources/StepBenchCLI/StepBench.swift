@@ -15,6 +15,7 @@ public struct StepBench: ParsableCommand {
             """,
         subcommands: [
             Run.self, List.self, Compare.self, Noise.self, Merge.self, Profile.self, Export.self, Machine.self,
+            Child.self,
         ])
 
     public init() {}

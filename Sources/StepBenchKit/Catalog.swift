@@ -29,6 +29,8 @@ public struct Catalog: Codable, Equatable, Sendable {
         public var threads: Int
         public var elements: Int
         public var exactAllocations: Bool
+        /// Allocations per element two exact counts may differ by (absent when not exact).
+        public var allocationTolerance: Double?
     }
 
     public var designs: [String]
@@ -63,7 +65,7 @@ public struct Catalog: Codable, Equatable, Sendable {
                 Benchmark(
                     name: s.benchmarkName(design: d), scenario: s.rawValue, design: design(d),
                     threads: s.suiteThreads, elements: s.suiteElements,
-                    exactAllocations: s.allocationsAreExact(design: d))
+                    exactAllocations: s.allocationsAreExact(design: d), allocationTolerance: s.allocationTolerance(design: d))
             }
         }
         return Catalog(

@@ -3,23 +3,21 @@ import StepBenchScenarios
 import Stepping
 
 /// `stepbench profile`: exact instructions per element under valgrind's callgrind, and where
-/// they go, function by function.
+/// they go, function by function; and, with ``PathProfiler``, exact counts per event of every
+/// path of every design.
 ///
 /// Each (scenario, design) runs twice in a child process — `stepbench run --pass timing` with
 /// `low` and then `high` elements, one repetition, no warm-up, jemalloc's thread caches on as
-/// in the timing pass — on a copy of this binary stripped of debug
-/// information (valgrind 3.19 cannot read Swift 6.3's). Collection is on only inside the
-/// scenario's ``MeasuredWindow`` (`--toggle-collect`), and Swift's hashing is made deterministic
-/// (`SWIFT_DETERMINISTIC_HASHING=1`), so two profiles of one build count the same instructions.
-/// Per element: the difference of the two windows' totals over the difference of their
-/// elements, and the same per function (exclusive instructions, `callgrind_annotate`), so the
-/// window's one-off work (first-use metadata, the subscription) cancels out. Only single-thread
-/// scenarios are profiled: with more threads the interleaving, and so the count, varies.
-/// The asynchronous designs (the actors) call the stepper on their own executor's thread, outside
-/// the measuring thread's window, so for them collection is on in every thread for the whole
-/// process (`collection` says which); the measuring thread parks meanwhile, and the difference
-/// of the two runs still cancels start-up. Their counts are reproducible to a fraction of an
-/// instruction per element here, but the CI gate does not rely on them (``Catalog/gateDesigns``).
+/// in the timing pass — on a copy of this binary stripped of debug information (valgrind 3.19
+/// cannot read Swift 6.3's). Instructions are counted between the scenario's
+/// ``MeasuredWindow``'s open and close, in every thread (the actors call the stepper on their
+/// own executor's thread), from the window's own dump part, which the profiler checks was
+/// written exactly once; Swift's hashing is made deterministic (`SWIFT_DETERMINISTIC_HASHING=1`),
+/// so two profiles of one build count the same instructions. Per element: the difference of the
+/// two windows' totals over the difference of their elements, and the same per function
+/// (exclusive instructions), so the window's one-off work (first-use metadata, the
+/// subscription) cancels out. Only single-thread scenarios are profiled: with more threads the
+/// interleaving, and so the count, varies.
 public struct Profiler {
     public static let scenarios: [ScenarioKind] = [.syncStep, .floorSync]
     /// How many functions each profile row keeps (the rest is small).
@@ -28,6 +26,8 @@ public struct Profiler {
     public var valgrind = "valgrind"
     public var elementsLow = 4_000
     public var elementsHigh = 12_000
+    public var eventsLow = 200
+    public var eventsHigh = 600
     public var progress: (String) -> Void = { _ in }
 
     public init() {}
@@ -43,15 +43,33 @@ public struct Profiler {
         }
     }
 
-    public func profile(scenarios: [ScenarioKind], designs: [SteppingDesign]) throws -> [ResultsFile.ProfileRow] {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-profile-\(getpid())")
+    /// The scenarios' rows, and the rows of `paths` (none when empty).
+    public func profile(scenarios: [ScenarioKind], paths: [StepPath], designs: [SteppingDesign]) throws -> (
+        [ResultsFile.ProfileRow], [ResultsFile.PathRow]
+    ) {
+        // A name of one length whatever the process id: the profiled child's argument strings
+        // (the binary's path) sit on its stack, and their length moves what lies after them.
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "stepbench-profile-" + String(String(getpid()).reversed()).padding(toLength: 10, withPad: "0", startingAt: 0))
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let binary = work.appendingPathComponent("stepbench")
         let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         try FileManager.default.copyItem(at: me, to: binary)
         try run("strip", ["-g", binary.path])
+        let rows = try profile(scenarios: scenarios, designs: designs, binary: binary, work: work)
+        var pathProfiler = PathProfiler()
+        pathProfiler.valgrind = valgrind
+        pathProfiler.progress = progress
+        (pathProfiler.eventsLow, pathProfiler.eventsHigh) = (eventsLow, eventsHigh)
+        let pathRows =
+            paths.isEmpty ? [] : try pathProfiler.profile(paths: paths, designs: designs, binary: binary, work: work)
+        return (rows, pathRows)
+    }
 
+    private func profile(scenarios: [ScenarioKind], designs: [SteppingDesign], binary: URL, work: URL) throws
+        -> [ResultsFile.ProfileRow]
+    {
         var rows: [ResultsFile.ProfileRow] = []
         for scenario in scenarios {
             let targets: [SteppingDesign?] = scenario.isFloor ? [nil] : designs
@@ -77,28 +95,27 @@ public struct Profiler {
                         scenario: scenario, design: design?.rawValue ?? "floor", elementsLow: elementsLow,
                         elementsHigh: elementsHigh, instructionsLow: low.total, instructionsHigh: high.total,
                         instructionsPerElement: Double(high.total - low.total) / span,
-                        topFunctions: top.map { .init(function: demangle($0.0), instructionsPerElement: $0.1) },
-                        collection: Self.collection(design)))
+                        topFunctions: top.map {
+                            .init(function: Demangler.readable($0.0), instructionsPerElement: $0.1)
+                        },
+                        collection: .measuredWindow))
             }
         }
         return rows
     }
 
-    /// Where instructions are collected for `design` (see the type's comment).
-    static func collection(_ design: SteppingDesign?) -> ResultsFile.ProfileRow.Collection {
-        design?.deliversSynchronously == false ? .wholeProcess : .measuredWindow
-    }
-
-    /// One callgrind run: the window's (or the process's) total and its exclusive instructions
-    /// per function.
+    /// One callgrind run: the measured window's total and its exclusive instructions per
+    /// function, from the window's own dump part (checked to be the run's only window).
     private func count(
         _ binary: URL, _ scenario: ScenarioKind, _ design: SteppingDesign?, _ elements: Int,
         _ work: URL
     ) throws -> (total: UInt64, functions: [String: UInt64]) {
         let out = work.appendingPathComponent(
             "callgrind.\(scenario.rawValue).\(design?.rawValue ?? "floor").\(elements)")
-        var arguments = ["--tool=callgrind", "--callgrind-out-file=\(out.path)"]
-        if Self.collection(design) == .measuredWindow { arguments.append("--toggle-collect=*MeasuredWindow*") }
+        var arguments = [
+            "--tool=callgrind", "--callgrind-out-file=\(out.path)", "--dump-instr=yes", "--compress-strings=no",
+            "--compress-pos=no",
+        ]
         arguments += [
             binary.path, "run",
             "--scenario", scenario.rawValue, "--elements", String(elements), "--repetitions", "1",
@@ -108,39 +125,15 @@ public struct Profiler {
         if let design { arguments += ["--design", design.rawValue] }
         if MachineFingerprint.buildConfigurationOfThisBinary == "debug" { arguments.append("--allow-debug") }
         try run(valgrind, arguments)
-        let text = try String(contentsOf: out, encoding: .utf8)
-        guard
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("totals:") || $0.hasPrefix("summary:") }
-            ),
-            let total = UInt64(line.split(separator: " ").last ?? "")
-        else {
-            throw ScenarioFailure("profile: no instruction total in \(out.lastPathComponent)")
+        let windows = try CallgrindDump.parts(of: out).filter {
+            $0.trigger == "Client Request: \(MeasuredWindow.labelPrefix)"
         }
-        let annotated = try run("callgrind_annotate", ["--inclusive=no", "--threshold=100", out.path])
-        var functions: [String: UInt64] = [:]
-        for raw in annotated.split(separator: "\n") {
-            // "12,345 (45.6%)  file:function [binary]"
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            guard let first = line.split(separator: " ").first,
-                let n = UInt64(first.replacingOccurrences(of: ",", with: "")),
-                line.contains(":"), !line.contains("PROGRAM TOTALS")
-            else { continue }
-            let located = line.split(separator: ":", maxSplits: 1).last.map(String.init) ?? line
-            let function = String(located.split(separator: " [").first ?? Substring(located)).trimmingCharacters(
-                in: .whitespaces)
-            functions[function, default: 0] += n
+        guard windows.count == 1, let window = windows.first else {
+            throw ScenarioFailure(
+                "profile \(scenario.rawValue) \(design?.rawValue ?? "floor"): the measured window was entered \(windows.count) times, expected once"
+            )
         }
-        return (total, functions)
-    }
-
-    /// A readable name: Swift symbols demangled (simplified), every name cut to 120 characters.
-    private func demangle(_ symbol: String) -> String {
-        var text = symbol
-        if symbol.hasPrefix("$s"), let out = try? run("swift-demangle", ["--simplified", symbol]) {
-            text = out.trimmingCharacters(in: .whitespacesAndNewlines)
-            if let range = text.range(of: "---> ") { text = String(text[range.upperBound...]) }
-        }
-        return text.count > 120 ? String(text.prefix(117)) + "..." : text
+        return (window.total, window.functions)
     }
 
     @discardableResult
@@ -164,13 +157,15 @@ public struct Profiler {
 
 extension ResultsFile {
     /// A results file holding only `stepbench profile` rows.
-    public static func profiled(_ profiles: [ProfileRow], machine: MachineFingerprint, elements: Int) -> ResultsFile {
+    public static func profiled(
+        _ profiles: [ProfileRow], paths: [PathRow], machine: MachineFingerprint, elements: Int
+    ) -> ResultsFile {
         ResultsFile(
             schema: currentSchema, createdAt: ISO8601DateFormatter().string(from: Date()), machine: machine,
             configuration: .init(
                 preset: .quick, repetitions: 1, warmup: false, threads: [1],
                 elementsOverride: elements, handoff: "none (callgrind, single thread)"),
             rows: [], peakRSSBytes: ResourceUsage.now().peakRSSBytes, profiles: profiles,
-            catalog: .current)
+            paths: paths.isEmpty ? nil : paths, catalog: .current)
     }
 }

@@ -6,10 +6,10 @@ import pytest
 from scripts import malloc_agreement as ma
 
 
-def bench_spec(name, threads=1, elements=10_000, exact=True):
+def bench_spec(name, threads=1, elements=10_000, exact=True, tolerance=0.01):
     scenario, _, design = name.partition("_")
     return {"name": name, "scenario": scenario, "design": design or "floor", "threads": threads,
-            "elements": elements, "exactAllocations": exact}
+            "elements": elements, "exactAllocations": exact, "allocationTolerance": tolerance if exact else None}
 
 
 SUITE = {b["name"]: b for b in [

@@ -92,6 +92,7 @@ extension ResultsFile {
         var combined = first
         combined.rows = []
         combined.profiles = nil
+        combined.paths = nil
         combined.harnessWarnings = nil
         for file in files {
             guard file.machine.machineID == first.machine.machineID else {
@@ -117,6 +118,13 @@ extension ResultsFile {
                     throw ResultsError("merge: the profile of \(key) is in more than one file")
                 }
                 combined.profiles = (combined.profiles ?? []) + [profile]
+            }
+            for path in file.paths ?? [] {
+                let key = "path \(path.path.rawValue) \(path.design)"
+                guard profiles.insert(key).inserted else {
+                    throw ResultsError("merge: the \(key) is in more than one file")
+                }
+                combined.paths = (combined.paths ?? []) + [path]
             }
             if let warnings = file.harnessWarnings {
                 combined.harnessWarnings = (combined.harnessWarnings ?? []) + warnings

@@ -14,6 +14,11 @@ public enum Metric: String, Codable, CaseIterable, Sendable {
     case nsPerElementVsFloor = "ns_per_element_vs_floor"
     /// Callgrind's exact count (`stepbench profile`).
     case instructionsPerElement = "instructions_per_element"
+    /// A path's exact counts per event (`stepbench profile`): callgrind's instructions, the
+    /// synchronising ones among them, jemalloc's allocations.
+    case instructionsPerEvent = "instructions_per_event"
+    case synchronisingPerEvent = "synchronising_instructions_per_event"
+    case allocationsPerEvent = "allocations_per_event"
     /// A comparison row about a whole row: measured on one side only.
     case all
     /// A comparison row about a whole row: it failed its verification.
@@ -23,8 +28,8 @@ public enum Metric: String, Codable, CaseIterable, Sendable {
     public var unit: String {
         switch self {
         case .elementsPerSecond: "1/s"
-        case .allocationsPerElement: "allocations"
-        case .instructionsPerElement: "instructions"
+        case .allocationsPerElement, .allocationsPerEvent: "allocations"
+        case .instructionsPerElement, .instructionsPerEvent, .synchronisingPerEvent: "instructions"
         case .nsPerElementVsFloor: "ratio"
         case .all, .verification: ""
         case .nsPerElement, .cpuNsPerElement, .latencyP50, .latencyP90, .latencyP99, .latencyP999, .latencyMax: "ns"

@@ -17,6 +17,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     public var peakRSSBytes: UInt64
     /// Exact instruction counts from `stepbench profile` (callgrind); absent in timing runs.
     public var profiles: [ProfileRow]?
+    /// Exact counts per event of each path of each design (`stepbench profile`); absent in
+    /// timing runs and older files.
+    public var paths: [PathRow]? = nil
     /// Set by `stepbench merge`: each repetition is then one whole process (its medians), e.g.
     /// "per-process medians of 20 runs". Absent in a file written by `stepbench run`.
     public var aggregation: String? = nil
@@ -44,12 +47,36 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         public var collection: Collection? = nil
 
         public enum Collection: String, Codable, Sendable {
-            /// Only inside the measuring thread's ``MeasuredWindow`` (synchronous designs, floors).
+            /// Inside the scenario's ``MeasuredWindow``: every thread between its open and close
+            /// (files written before the window's edges were client requests: the measuring
+            /// thread only).
             case measuredWindow
-            /// Every thread, the whole process (asynchronous designs: the stepper runs on their
-            /// executor's thread).
+            /// Every thread, the whole process (older files' asynchronous designs).
             case wholeProcess
         }
+    }
+
+    /// Exact counts per event of one (path, design), from the difference of two windows of
+    /// `eventsLow` and `eventsHigh` events (``PathProfiler``). `design` is "floor" for a floor.
+    public struct PathRow: Codable, Equatable, Sendable {
+        public var path: StepPath
+        public var design: String
+        public var eventsLow: Int
+        public var eventsHigh: Int
+        /// Callgrind, every thread inside the driver's window.
+        public var instructionsPerEvent: Double
+        /// Of those, the synchronising ones: `lock`-prefixed read-modify-writes, `xchg` with
+        /// memory, `mfence` (``SynchronisingInstructions``).
+        public var synchronisingPerEvent: Double
+        /// jemalloc with its thread caches off, the same driver outside valgrind.
+        public var allocationsPerEvent: Double
+        /// Exclusive instructions per event by function, most expensive first.
+        public var topFunctions: [FunctionCost]
+        /// The synchronising instructions per event by function, most first.
+        public var synchronisingFunctions: [FunctionCost]
+        /// Whether the counts are fixed by the code (``StepPath/countsAreExact(design:)``):
+        /// `compare` gates only those.
+        public var exact: Bool
     }
 
     public struct FunctionCost: Codable, Equatable, Sendable {

@@ -1,11 +1,21 @@
-/// The measured window of a single-thread scenario as one function, so that callgrind counts
-/// instructions inside it and nowhere else (`stepbench profile` passes
-/// `--toggle-collect=*MeasuredWindow*`): start-up, set-up, verification and the harness's own
-/// bookkeeping stay out of the count. Not inlined and not generic, so it is one symbol that is
-/// entered once per repetition.
+import CCallgrind
+
+/// The measured window of a single-thread scenario or path driver: `stepbench profile` counts
+/// the instructions of every thread between its open and close and nowhere else, so start-up,
+/// set-up, verification and the harness's own bookkeeping stay out of the count. The edges are
+/// callgrind client requests (`CCallgrind`): the open zeroes the counters, the close writes
+/// them as one dump part labelled `stepbench-window <label>`, and the profiler checks that each
+/// run wrote exactly the windows it asked for. Outside valgrind the edges cost a few
+/// instructions each.
 public enum MeasuredWindow {
+    /// The prefix of every window's label, as callgrind's dump parts carry it.
+    public static let labelPrefix = "stepbench-window"
+
     @inline(never)
-    public static func run(_ body: () throws -> Void) rethrows {
+    public static func run(label: String = "", _ body: () throws -> Void) rethrows {
+        let full = label.isEmpty ? labelPrefix : "\(labelPrefix) \(label)"
+        stepbench_window_open()
+        defer { full.withCString { stepbench_window_close($0) } }
         try body()
     }
 }

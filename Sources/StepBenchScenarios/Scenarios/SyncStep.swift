@@ -30,8 +30,12 @@ public enum SyncStep {
         }
         var meter = Meter()
         try meter.start()
-        MeasuredWindow.run { upstream.subscribe(subscriber) }
-        let ended = try check.waitFinished(what: "sync-step \(design)")
+        // The wait is inside the window: an asynchronous design does the work on its own thread.
+        var ended: UInt64 = 0
+        try MeasuredWindow.run {
+            upstream.subscribe(subscriber)
+            ended = try check.waitFinished(what: "sync-step \(design)")
+        }
         try meter.stop(endedAt: ended)
         try check.verify(count: n, what: "sync-step \(design)")
         try verify(upstream.conduit?.violations.isEmpty == true, "sync-step \(design): upstream saw a demand violation")
@@ -61,8 +65,11 @@ enum FloorSync {
         let sink = MaxOneSink()
         var meter = Meter()
         try meter.start()
-        MeasuredWindow.run { upstream.subscribe(sink) }
-        let ended = try sink.check.waitFinished(what: "floor-sync")
+        var ended: UInt64 = 0
+        try MeasuredWindow.run {
+            upstream.subscribe(sink)
+            ended = try sink.check.waitFinished(what: "floor-sync")
+        }
         try meter.stop(endedAt: ended)
         try sink.check.verify(count: n, what: "floor-sync")
         return RepetitionResult(meter: meter, elements: n)

@@ -1,0 +1,14 @@
+#ifndef STEPBENCH_CCALLGRIND_H
+#define STEPBENCH_CCALLGRIND_H
+
+// The measured window's edges as callgrind client requests (valgrind's <valgrind/callgrind.h>,
+// from Debian's `valgrind` package). Outside valgrind each is a few no-op instructions.
+
+/// Opens a window: zeroes callgrind's counters, every thread's.
+void stepbench_window_open(void);
+
+/// Closes a window: writes callgrind's counters since the open as one dump part, whose trigger
+/// reads "Client Request: <label>".
+void stepbench_window_close(const char *label);
+
+#endif

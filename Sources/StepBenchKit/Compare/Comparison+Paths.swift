@@ -1,0 +1,71 @@
+import StepBenchScenarios
+
+extension Comparison {
+    /// Exact counts (instructions, synchronising instructions, allocations) are the compiler's
+    /// as much as the code's: two files that hold such counts must come from one toolchain, or
+    /// their difference says nothing about the change. Throws naming both toolchains. Files
+    /// that record no toolchain (older, or profiled children) pass.
+    public static func checkToolchains(baseline: ResultsFile, current: ResultsFile) throws {
+        let (a, b) = (baseline.machine.swiftVersion, current.machine.swiftVersion)
+        let exact = [baseline, current].allSatisfy { !($0.profiles ?? []).isEmpty || !($0.paths ?? []).isEmpty }
+        guard exact, !a.isEmpty, !b.isEmpty, a != b else { return }
+        throw ResultsError(
+            "compare: the files' exact counts come from two toolchains (baseline: \(a); current: \(b)); exact counts are only comparable from one toolchain: measure both builds with the same one (scripts/regress --base REF does)"
+        )
+    }
+
+    /// Synchronising instructions and allocations per event of a path are counts the code alone
+    /// decides: an increase of more than this is a regression (an extra compare-exchange, fence
+    /// or allocation per event is 1).
+    static let countTolerance = 0.5
+
+    /// The exact comparison of every (path, design) measured in both files whose counts are
+    /// exact (``StepPath/countsAreExact(design:)``; the others are not compared): instructions
+    /// per event (relative tolerance ``instructionTolerance``), synchronising instructions and
+    /// allocations per event (absolute tolerance ``countTolerance``). A path row measured only in
+    /// the baseline is listed as such. The row's scenario column names the path.
+    static func pathRows(_ baseline: ResultsFile, _ current: ResultsFile) -> [Row] {
+        func key(_ row: ResultsFile.PathRow) -> String { "\(row.path.rawValue) \(row.design)" }
+        let old = Dictionary((baseline.paths ?? []).map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
+        let new = Set((current.paths ?? []).map(key))
+        var rows: [Row] = []
+        for gone in baseline.paths ?? [] where !new.contains(key(gone)) {
+            rows.append(
+                Row(
+                    scenario: gone.path.rawValue, design: gone.design, threads: 1, metric: .instructionsPerEvent,
+                    exact: true, baseline: gone.instructionsPerEvent, current: nil, ratio: nil, ciLow: nil,
+                    ciHigh: nil, verdict: .onlyInBaseline))
+        }
+        for row in current.paths ?? [] where row.exact {
+            guard let before = old[key(row)], before.exact else { continue }
+            let instructions = row.instructionsPerEvent / before.instructionsPerEvent
+            let measured: [(Metric, Double, Double, Verdict)] = [
+                (
+                    .instructionsPerEvent, before.instructionsPerEvent, row.instructionsPerEvent,
+                    instructions > 1 + instructionTolerance
+                        ? .regression : instructions < 1 - instructionTolerance ? .improvement : .unchanged
+                ),
+                (
+                    .synchronisingPerEvent, before.synchronisingPerEvent, row.synchronisingPerEvent,
+                    countVerdict(before.synchronisingPerEvent, row.synchronisingPerEvent)
+                ),
+                (
+                    .allocationsPerEvent, before.allocationsPerEvent, row.allocationsPerEvent,
+                    countVerdict(before.allocationsPerEvent, row.allocationsPerEvent)
+                ),
+            ]
+            for (metric, a, b, verdict) in measured {
+                rows.append(
+                    Row(
+                        scenario: row.path.rawValue, design: row.design, threads: 1, metric: metric, exact: true,
+                        baseline: a, current: b, ratio: a > 0 ? b / a : nil, ciLow: nil, ciHigh: nil,
+                        verdict: verdict))
+            }
+        }
+        return rows
+    }
+
+    private static func countVerdict(_ a: Double, _ b: Double) -> Verdict {
+        b - a > countTolerance ? .regression : a - b > countTolerance ? .improvement : .unchanged
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// One dump part of a callgrind run made with `--dump-instr=yes --compress-strings=no
+/// --compress-pos=no`: its trigger, its total, and its exclusive instructions by function and
+/// by (object, instruction address). Addresses are the object's own (as `objdump -d` prints
+/// them), which callgrind writes for executables and shared objects alike.
+struct CallgrindDump {
+    /// "Client Request: stepbench-window …" for a window's dump.
+    var trigger = ""
+    var total: UInt64 = 0
+    var functions: [String: UInt64] = [:]
+    /// Exclusive instructions executed at each address, and the function the address is in,
+    /// by object path.
+    var addresses: [String: [UInt64: (cost: UInt64, function: String)]] = [:]
+
+    init(contentsOf url: URL) throws {
+        let text = try String(contentsOf: url, encoding: .utf8)
+        var object = "", function = "", skipNext = false
+        var sum: UInt64 = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            if line.hasPrefix("0x") {
+                if skipNext {  // the inclusive cost of the call above: not this function's own
+                    skipNext = false
+                    continue
+                }
+                let fields = line.split(separator: " ")
+                guard fields.count >= 3, let address = UInt64(fields[0].dropFirst(2), radix: 16),
+                    let cost = UInt64(fields[fields.count - 1])
+                else { throw CallgrindDumpError("\(url.lastPathComponent): unreadable cost line '\(line)'") }
+                functions[function, default: 0] += cost
+                addresses[object, default: [:]][address, default: (0, function)].cost += cost
+                sum += cost
+            } else if line.hasPrefix("ob=") {
+                object = String(line.dropFirst(3))
+            } else if line.hasPrefix("fn=") {
+                function = String(line.dropFirst(3))
+            } else if line.hasPrefix("calls=") {
+                skipNext = true
+            } else if line.hasPrefix("desc: Trigger: ") {
+                trigger = String(line.dropFirst("desc: Trigger: ".count))
+            } else if line.hasPrefix("summary: ") || line.hasPrefix("totals: ") {
+                total = UInt64(line.split(separator: " ").last ?? "") ?? 0
+            }
+        }
+        guard sum == total else {
+            throw CallgrindDumpError(
+                "\(url.lastPathComponent): the cost lines add up to \(sum) instructions, the summary says \(total)")
+        }
+    }
+
+    /// The parts of the run written to `output` (callgrind's `--callgrind-out-file`): `output.1`,
+    /// `output.2`, … for the client requests' dumps; `output` itself is the dump at exit.
+    static func parts(of output: URL) throws -> [CallgrindDump] {
+        let folder = output.deletingLastPathComponent()
+        let prefix = output.lastPathComponent + "."
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasPrefix(prefix) && Int($0.dropFirst(prefix.count)) != nil }
+            .sorted { Int($0.dropFirst(prefix.count))! < Int($1.dropFirst(prefix.count))! }
+        return try names.map { try CallgrindDump(contentsOf: folder.appendingPathComponent($0)) }
+    }
+}
+
+struct CallgrindDumpError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = "callgrind output: " + description }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import StepBenchScenarios
+import Stepping
+
+/// `stepbench profile`'s path rows: for every design (and the floor, where a path has one) and
+/// every ``StepPath``, exact counts per event: instructions and synchronising instructions
+/// (callgrind, every thread inside the driver's measured window) and allocations (jemalloc with
+/// its thread caches off, in a run outside valgrind).
+///
+/// One child process per design and tool (`stepbench child`, a ``PathRequest`` on stdin) drives
+/// every path at `eventsLow` and `eventsHigh` events, one window each; per event is the
+/// difference of the two windows over the difference of their events, so set-up and the first
+/// use of anything cancel out. Each window is a callgrind dump part of its own, labelled; the
+/// profiler checks that the child wrote exactly the windows it asked for, each once.
+public struct PathProfiler {
+    public var valgrind = "valgrind"
+    public var eventsLow = 200
+    public var eventsHigh = 600
+    public var progress: (String) -> Void = { _ in }
+    /// How many functions each row keeps.
+    public static let functionsKept = 8
+
+    public init() {}
+
+    /// Profiles `paths` for `designs` and the floor. `binary`: a copy of this tool stripped of
+    /// debug information (valgrind 3.19 cannot read Swift 6.3's), in `work`.
+    public func profile(paths: [StepPath], designs: [SteppingDesign], binary: URL, work: URL) throws
+        -> [ResultsFile.PathRow]
+    {
+        var synchronising = SynchronisingInstructions()
+        var rows: [ResultsFile.PathRow] = []
+        for design in [nil] + designs.map(Optional.some) {
+            let request = PathRequest(design: design, paths: paths, events: [eventsLow, eventsHigh])
+            guard !request.windows.isEmpty else { continue }
+            let subject = design?.rawValue ?? "floor"
+            progress(
+                "profiling the paths of \(subject) (\(eventsLow) and \(eventsHigh) events, natively and under callgrind)"
+            )
+            let allocations = try child(binary, request, callgrindOutput: nil)
+            let output = work.appendingPathComponent("paths.\(subject)")
+            _ = try child(binary, request, callgrindOutput: output)
+            let dumps = try windows(of: request, in: CallgrindDump.parts(of: output))
+            for path in paths where path.isDefined(for: design) {
+                let low = dumps[request.label(path, eventsLow)]!, high = dumps[request.label(path, eventsHigh)]!
+                let span = Double(eventsHigh - eventsLow)
+                func perEvent(_ a: UInt64, _ b: UInt64) -> Double { (Double(b) - Double(a)) / span }
+                let allocationsLow = allocations.first { $0.path == path && $0.events == eventsLow }!.allocations
+                let allocationsHigh = allocations.first { $0.path == path && $0.events == eventsHigh }!.allocations
+                let functions = Self.top(low.functions, high.functions, span: span)
+                let (syncLow, syncHigh) = (try synchronising.count(in: low), try synchronising.count(in: high))
+                rows.append(
+                    ResultsFile.PathRow(
+                        path: path, design: subject, eventsLow: eventsLow, eventsHigh: eventsHigh,
+                        instructionsPerEvent: perEvent(low.total, high.total),
+                        synchronisingPerEvent: perEvent(syncLow.total, syncHigh.total),
+                        allocationsPerEvent: perEvent(allocationsLow, allocationsHigh),
+                        topFunctions: functions,
+                        synchronisingFunctions: Self.top(syncLow.functions, syncHigh.functions, span: span),
+                        exact: path.countsAreExact(design: design)))
+            }
+        }
+        return rows
+    }
+
+    /// The functions that cost at least half an instruction per event between two windows'
+    /// counts, most expensive first (ties by name, so every run lists them alike).
+    static func top(_ low: [String: UInt64], _ high: [String: UInt64], span: Double) -> [ResultsFile.FunctionCost] {
+        var costs: [(name: String, perEvent: Double)] = []
+        for (name, cost) in high {
+            let perEvent = (Double(cost) - Double(low[name] ?? 0)) / span
+            if perEvent >= 0.5 { costs.append((name, perEvent)) }
+        }
+        costs.sort { $0.perEvent != $1.perEvent ? $0.perEvent > $1.perEvent : $0.name < $1.name }
+        return costs.prefix(functionsKept).map {
+            ResultsFile.FunctionCost(function: Demangler.readable($0.name), instructionsPerElement: $0.perEvent)
+        }
+    }
+
+    /// The dump of each window `request` opens, by label; throws unless each was written
+    /// exactly once and no other window was.
+    private func windows(of request: PathRequest, in parts: [CallgrindDump]) throws -> [String: CallgrindDump] {
+        let prefix = "Client Request: \(MeasuredWindow.labelPrefix) "
+        var found: [String: CallgrindDump] = [:]
+        for part in parts where part.trigger.hasPrefix(prefix) {
+            let label = String(part.trigger.dropFirst(prefix.count))
+            guard found.updateValue(part, forKey: label) == nil else {
+                throw CallgrindDumpError("the window '\(label)' was written twice")
+            }
+        }
+        let expected = Set(request.windows.map(\.label))
+        guard Set(found.keys) == expected else {
+            throw CallgrindDumpError(
+                "windows written: \(found.keys.sorted()); expected each of \(expected.sorted()) once")
+        }
+        return found
+    }
+
+    /// Runs the child on `request`: natively with exact allocation counts, or under callgrind
+    /// writing its dumps to `callgrindOutput`. Returns the child's windows.
+    private func child(_ binary: URL, _ request: PathRequest, callgrindOutput: URL?) throws -> [PathResponse.Window] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"  // the same hash seeds, so the same instructions
+        // Natively: thread caches off, so jemalloc counts every allocation. Under callgrind: on,
+        // as users run it (the timing pass's allocator).
+        environment["MALLOC_CONF"] = callgrindOutput == nil ? "tcache:false" : "tcache:true"
+        var command = binary.path, arguments = ["child"]
+        if let callgrindOutput {
+            command = valgrind
+            arguments = [
+                "--tool=callgrind", "--callgrind-out-file=\(callgrindOutput.path)", "--dump-instr=yes",
+                "--compress-strings=no", "--compress-pos=no", binary.path, "child",
+            ]
+        }
+        let result: Subprocess.Result
+        do {
+            result = try Subprocess.run(
+                command, arguments, environment: environment, input: try JSONEncoder().encode(request))
+        } catch {
+            throw ScenarioFailure(
+                "profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
+        }
+        guard result.status == 0 else {
+            let tail = result.stderr.split(separator: "\n").suffix(4).joined(separator: " / ")
+            throw ScenarioFailure(
+                "profile: the path child of \(request.design?.rawValue ?? "floor") exited \(result.status): \(tail)")
+        }
+        do { return try JSONDecoder().decode(PathResponse.self, from: Data(result.stdout.utf8)).windows } catch {
+            throw ScenarioFailure("profile: the path child's answer is not a PathResponse: \(error)")
+        }
+    }
+}

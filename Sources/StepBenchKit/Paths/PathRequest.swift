@@ -1,0 +1,80 @@
+import Foundation
+import StepBenchScenarios
+import Stepping
+
+/// What the path profiler asks of its child process (`stepbench child`, hidden), as JSON on
+/// the child's standard input: drive each path of `design` (nil: the floor) once per count in
+/// `events`, each in its own measured window. The child answers with a ``PathResponse`` on
+/// standard output. The kit builds no command line for it.
+public struct PathRequest: Codable, Equatable, Sendable {
+    public var design: SteppingDesign?
+    public var paths: [StepPath]
+    public var events: [Int]
+
+    public init(design: SteppingDesign?, paths: [StepPath], events: [Int]) {
+        self.design = design
+        self.paths = paths
+        self.events = events
+    }
+
+    private enum CodingKeys: String, CodingKey { case design, paths, events }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try c.decodeIfPresent(String.self, forKey: .design)
+        design = try name.map { name in
+            guard let design = SteppingDesign(rawValue: name) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .design, in: c, debugDescription: "unknown design '\(name)'")
+            }
+            return design
+        }
+        paths = try c.decode([StepPath].self, forKey: .paths)
+        events = try c.decode([Int].self, forKey: .events)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(design?.rawValue, forKey: .design)
+        try c.encode(paths, forKey: .paths)
+        try c.encode(events, forKey: .events)
+    }
+
+    /// The windows this request opens, in order: the paths `design` has, each count.
+    public var windows: [PathResponse.Window] {
+        paths.filter { $0.isDefined(for: design) }.flatMap { path in
+            events.map { PathResponse.Window(path: path, events: $0, label: label(path, $0), allocations: 0) }
+        }
+    }
+
+    /// The window's label, as callgrind's dump part carries it after ``MeasuredWindow/labelPrefix``.
+    func label(_ path: StepPath, _ events: Int) -> String {
+        "\(path.rawValue) \(design?.rawValue ?? "floor") \(events)"
+    }
+
+    /// Runs the request in this process (the child's side): every window, verified.
+    public func run() throws -> PathResponse {
+        AllocationCounter.install()
+        var windows = self.windows
+        for path in paths where path.isDefined(for: design) {  // warm-ups, outside any window
+            _ = try path.drive(design: design, events: events.min() ?? 1, label: nil)
+        }
+        for i in windows.indices {
+            windows[i].allocations = try windows[i].path.drive(
+                design: design, events: windows[i].events, label: windows[i].label)
+        }
+        return PathResponse(windows: windows)
+    }
+}
+
+/// The child's answer: each window's allocations (jemalloc, exact when its thread caches are off).
+public struct PathResponse: Codable, Equatable, Sendable {
+    public struct Window: Codable, Equatable, Sendable {
+        public var path: StepPath
+        public var events: Int
+        public var label: String
+        public var allocations: UInt64
+    }
+
+    public var windows: [Window]
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// The addresses of an object's synchronising instructions, from its disassembly
+/// (`objdump -d`): every `lock`-prefixed read-modify-write (compare-exchange, exchange-add, and
+/// the others), every `xchg` with a memory operand (implicitly locked: an x86 sequentially
+/// consistent store is one), and every `mfence`. What a callgrind count at these addresses adds
+/// up to is the number of synchronising instructions executed.
+struct SynchronisingInstructions {
+    private var cache: [String: Set<UInt64>] = [:]
+
+    /// The addresses in `object` (a path callgrind names); empty for an object objdump cannot read.
+    mutating func addresses(in object: String) throws -> Set<UInt64> {
+        if let known = cache[object] { return known }
+        var found = Set<UInt64>()
+        if FileManager.default.fileExists(atPath: object) {
+            // grep keeps the candidates only: a runtime library disassembles to hundreds of MB.
+            let result = try Subprocess.run(
+                "bash",
+                [
+                    "-c",
+                    "set -o pipefail; objdump -d --no-show-raw-insn \"$1\" | { grep -E '\t(lock |mfence|xchg)' || true; }",
+                    "bash", object,
+                ])
+            guard result.status == 0 else {
+                throw CallgrindDumpError("objdump -d \(object) exited \(result.status); install binutils")
+            }
+            for line in result.stdout.split(separator: "\n") {
+                guard let address = Self.synchronisingAddress(String(line)) else { continue }
+                found.insert(address)
+            }
+        }
+        cache[object] = found
+        return found
+    }
+
+    /// The address of a disassembly line ("  4a1f2:\tlock cmpxchg %rcx,(%rdx)") if its
+    /// instruction synchronises.
+    static func synchronisingAddress(_ line: String) -> UInt64? {
+        let parts = line.split(separator: "\t", maxSplits: 1)
+        guard parts.count == 2, parts[0].hasSuffix(":"),
+            let address = UInt64(parts[0].dropLast().trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return nil }
+        let instruction = parts[1].trimmingCharacters(in: .whitespaces)
+        let mnemonic = instruction.split(separator: " ").first.map(String.init) ?? ""
+        let synchronises =
+            mnemonic == "lock" || mnemonic == "mfence"
+            || (mnemonic.hasPrefix("xchg") && instruction.contains("("))
+        return synchronises ? address : nil
+    }
+
+    /// The synchronising instructions `dump` executed, in all and by function.
+    mutating func count(in dump: CallgrindDump) throws -> (total: UInt64, functions: [String: UInt64]) {
+        var total: UInt64 = 0
+        var functions: [String: UInt64] = [:]
+        for (object, costs) in dump.addresses {
+            let wanted = try addresses(in: object)
+            guard !wanted.isEmpty else { continue }
+            for (address, spent) in costs where wanted.contains(address) {
+                total += spent.cost
+                functions[spent.function, default: 0] += spent.cost
+            }
+        }
+        return (total, functions)
+    }
+}

@@ -1,0 +1,277 @@
+import Foundation
+@preconcurrency import OpenCombine
+import Stepping
+import Synchronization
+
+/// Drives one ``StepPath``: plays upstream itself (one ``PathUpstream`` for every subscription),
+/// waits for each event's effects, and verifies the totals at the end.
+///
+/// Waiting: every effect (a request, a cancel, an input or a completion reaching the stepper)
+/// signals one semaphore, and the driver waits exactly once per effect it expects. A
+/// synchronous design has produced the effect before the wait, which then returns at once; for
+/// an actor the driver parks until the actor's thread produced it. No thread polls.
+struct PathDriver {
+    let path: StepPath
+    let design: SteppingDesign?
+    let events: Int
+    let upstream = PathUpstream()
+    /// What the stepper of the current subscriber needs from the driver.
+    let slot = PathSlot()
+
+    var name: String { "\(path.rawValue) \(design?.rawValue ?? "floor")" }
+
+    /// Drives the events inside a window labelled `label`, or, with no label, outside any
+    /// window (a warm-up: the first use of metadata, caches and lazily built objects then
+    /// lands in no window).
+    func run(label: String?) throws -> UInt64 {
+        var meter = Meter()
+        switch path {
+        case .syncMore, .deferredMore:
+            let (subscriber, _) = makeSubscriber()
+            try subscribe(subscriber)
+            try meter.start()
+            try window(label) {
+                for i in 0..<events { try element(i, subscriber) }
+            }
+            try meter.stop()
+            withExtendedLifetime(subscriber) {}
+            try check(requests: events + 1, inputs: events, cancels: 0, completions: 0)
+        case .stalePromise:
+            let (subscriber, _) = makeSubscriber()
+            try subscribe(subscriber)
+            try element(0, subscriber, keep: true)  // promise 0, fulfilled with .more
+            let stale = try slot.promise.unwrapped("\(name): no promise kept")
+            _ = subscriber.receive(1)
+            try upstream.await(1, "\(name): input 1")
+            try meter.start()
+            window(label) {
+                for _ in 0..<events { stale(.more) }
+            }
+            try meter.stop()
+            SteppingDesign.waitUntilIdle(subscriber as AnyObject)
+            try check(requests: 2, inputs: 2, cancels: 0, completions: 0)  // the stale calls did nothing
+        default:
+            try meter.start()
+            try window(label) {
+                for _ in 0..<events { try subscription() }
+            }
+            try meter.stop()
+            let (requests, inputs, cancels, completions) = perSubscription
+            try check(
+                requests: requests * events, inputs: inputs * events, cancels: cancels * events,
+                completions: completions * events)
+        }
+        return meter.allocations
+    }
+
+    private func window(_ label: String?, _ body: () throws -> Void) rethrows {
+        if let label { try MeasuredWindow.run(label: label, body) } else { try body() }
+    }
+
+    /// One element of `sync-more` or `deferred-more`: input `i`, then its `.more`.
+    private func element(_ i: Int, _ subscriber: any Subscriber<Int, Never>, keep: Bool = false) throws {
+        let demand = subscriber.receive(i)
+        try upstream.await(1, "\(name): input \(i)")
+        if path == .deferredMore && !keep {
+            slot.fulfil(design: design, upstream: upstream)
+        }
+        if demand == .none {
+            try upstream.await(1, "\(name): the request after input \(i)")
+        } else {
+            upstream.credit(returned: demand)
+        }
+    }
+
+    /// Effects of one subscription of each per-subscription path: requests, inputs, cancels,
+    /// completions reaching the stepper.
+    private var perSubscription: (Int, Int, Int, Int) {
+        switch path {
+        case .promiseCancel, .cancelInStepper: (1, 1, 1, 0)
+        case .cancelUnsubscribed: (0, 0, 1, 0)
+        case .cancelSubscribed: (1, 0, 1, 0)
+        case .cancelAfterCompletion, .subscribeComplete: (1, 0, 0, 1)
+        case .reentrantCompletion: (1, 1, 0, 1)
+        case .syncMore, .deferredMore, .stalePromise: (0, 0, 0, 0)
+        }
+    }
+
+    /// One subscription of a per-subscription path, from a new subscriber to its end.
+    private func subscription() throws {
+        let (subscriber, cancellable) = makeSubscriber()
+        switch path {
+        case .cancelUnsubscribed:
+            cancellable?.cancel()
+            subscriber.receive(subscription: upstream)
+            try upstream.await(1, "\(name): the late subscription's cancel")
+        case .cancelSubscribed:
+            try subscribe(subscriber)
+            cancellable?.cancel()
+            try upstream.await(1, "\(name): cancel")
+        case .promiseCancel:
+            try subscribe(subscriber)
+            _ = subscriber.receive(0)
+            try upstream.await(1, "\(name): input")
+            (try slot.promise.unwrapped("\(name): no promise kept"))(.cancel)
+            try upstream.await(1, "\(name): the promise's cancel")
+        case .cancelInStepper, .reentrantCompletion:
+            (slot.subscriber, slot.cancellable) = (subscriber, cancellable)
+            try subscribe(subscriber)
+            _ = subscriber.receive(0)
+            try upstream.await(2, "\(name): input and its \(path == .cancelInStepper ? "cancel" : "completion")")
+            (slot.subscriber, slot.cancellable) = (nil, nil)
+        case .cancelAfterCompletion, .subscribeComplete:
+            try subscribe(subscriber)
+            subscriber.receive(completion: .finished)
+            try upstream.await(1, "\(name): completion")
+            if path == .cancelAfterCompletion { cancellable?.cancel() }
+        case .syncMore, .deferredMore, .stalePromise:
+            break
+        }
+        slot.promise = nil
+    }
+
+    private func subscribe(_ subscriber: any Subscriber<Int, Never>) throws {
+        subscriber.receive(subscription: upstream)
+        try upstream.await(1, "\(name): the first request")
+    }
+
+    /// A new subscriber of `design` (a ``PlainSubscriber`` for the floor), and the same object as
+    /// a `Cancellable` (nil for the floor).
+    private func makeSubscriber() -> (any Subscriber<Int, Never>, (any Cancellable)?) {
+        guard let design else { return (PlainSubscriber(path: path, upstream: upstream), nil) }
+        let (path, upstream, slot) = (self.path, self.upstream, self.slot)
+        let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { (event: StepEvent<Int, Never>) in
+            switch event {
+            case .input(let value, let promise):
+                // The reaction first: the driver may act on the promise as soon as it sees the input.
+                defer { upstream.record(input: value) }
+                switch path {
+                case .syncMore: promise(.more)
+                case .stalePromise: if value == 0 { slot.promise = promise; promise(.more) }
+                case .cancelInStepper: slot.cancellable?.cancel()
+                case .reentrantCompletion: slot.subscriber?.receive(completion: .finished)
+                default: slot.promise = promise
+                }
+            case .completion:
+                upstream.recordCompletion()
+            }
+        }
+        return (subscriber, subscriber)
+    }
+
+    private func check(requests: Int, inputs: Int, cancels: Int, completions: Int) throws {
+        let seen = upstream.totals
+        let expected = PathUpstream.Totals(
+            requests: requests, inputs: inputs, cancels: cancels, completions: completions, outOfOrder: 0)
+        try verify(seen == expected, "\(name): expected \(expected), saw \(seen)")
+    }
+}
+
+/// The upstream of every path driver: one subscription object for all its subscribers, which
+/// counts what reaches it (requests, cancels) and what reaches the steppers (inputs, completions),
+/// and signals each.
+final class PathUpstream: Subscription, @unchecked Sendable {  // counters atomic; `semaphore` is thread-safe
+    struct Totals: Equatable, CustomStringConvertible {
+        var requests, inputs, cancels, completions, outOfOrder: Int
+        var description: String {
+            "\(requests) requests, \(inputs) inputs, \(cancels) cancels, \(completions) completions"
+                + (outOfOrder > 0 ? ", \(outOfOrder) inputs out of order" : "")
+        }
+    }
+
+    private let requests = Atomic<Int>(0)
+    private let inputs = Atomic<Int>(0)
+    private let cancels = Atomic<Int>(0)
+    private let completions = Atomic<Int>(0)
+    private let outOfOrder = Atomic<Int>(0)
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    func request(_ demand: Subscribers.Demand) {
+        requests.add(demand.max ?? 1_000_000, ordering: .relaxed)
+        semaphore.signal()
+    }
+
+    func cancel() {
+        cancels.add(1, ordering: .relaxed)
+        semaphore.signal()
+    }
+
+    /// Demand returned from `receive(_:)` counts as requested (no effect to wait for).
+    func credit(returned demand: Subscribers.Demand) {
+        requests.add(demand.max ?? 1_000_000, ordering: .relaxed)
+    }
+
+    /// An input reached the stepper: inputs of one subscriber are 0, 1, 2, …; of a new one, 0.
+    func record(input value: Int) {
+        let seen = inputs.add(1, ordering: .relaxed).oldValue
+        if value != 0 && value != seen { outOfOrder.add(1, ordering: .relaxed) }
+        semaphore.signal()
+    }
+
+    func recordCompletion() {
+        completions.add(1, ordering: .relaxed)
+        semaphore.signal()
+    }
+
+    /// Waits for `count` more effects (bounded: a missing effect fails the driver).
+    func await(_ count: Int, _ what: @autoclosure () -> String) throws {
+        for _ in 0..<count {
+            guard semaphore.wait(timeout: .now() + 10) == .success else {
+                throw ScenarioFailure("\(what()): not seen within 10 s (so far \(totals))")
+            }
+        }
+    }
+
+    var totals: Totals {
+        Totals(
+            requests: requests.load(ordering: .acquiring), inputs: inputs.load(ordering: .acquiring),
+            cancels: cancels.load(ordering: .acquiring), completions: completions.load(ordering: .acquiring),
+            outOfOrder: outOfOrder.load(ordering: .acquiring))
+    }
+}
+
+/// What a path's stepper shares with the driver: the promise it kept, the subscriber it calls
+/// back. Written before an effect is signalled and read after it was awaited (or by one thread).
+final class PathSlot: @unchecked Sendable {
+    var promise: StepPromise?
+    var subscriber: (any Subscriber<Int, Never>)?
+    var cancellable: (any Cancellable)?
+
+    /// `deferred-more`'s `.more` after the stepper returned; the floor requests directly.
+    func fulfil(design: SteppingDesign?, upstream: PathUpstream) {
+        if design == nil { upstream.request(.max(1)) } else { promise?(.more) }
+    }
+}
+
+/// The floor of a path: the same driver and upstream around a plain subscriber, with no stepper
+/// and no promise. It returns `.max(1)` from `receive(_:)` in `sync-more`, `.none` in
+/// `deferred-more` (the driver then requests), and counts inputs and completions as a stepper
+/// would.
+final class PlainSubscriber: Subscriber, @unchecked Sendable {  // called serially by the driver
+    typealias Input = Int
+    typealias Failure = Never
+    let path: StepPath
+    let upstream: PathUpstream
+    let combineIdentifier = CombineIdentifier()
+
+    init(path: StepPath, upstream: PathUpstream) {
+        self.path = path
+        self.upstream = upstream
+    }
+
+    func receive(subscription: any Subscription) { subscription.request(.max(1)) }
+
+    func receive(_ input: Int) -> Subscribers.Demand {
+        upstream.record(input: input)
+        return path == .syncMore ? .max(1) : .none
+    }
+
+    func receive(completion: Subscribers.Completion<Never>) { upstream.recordCompletion() }
+}
+
+extension Optional {
+    func unwrapped(_ message: @autoclosure () -> String) throws -> Wrapped {
+        guard let value = self else { throw ScenarioFailure(message()) }
+        return value
+    }
+}

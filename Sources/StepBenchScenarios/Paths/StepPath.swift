@@ -1,0 +1,89 @@
+import Stepping
+
+/// One transition of a stepping design, driven alone, on one thread, through the public API,
+/// so that `stepbench profile` can count it exactly (instructions, synchronising instructions,
+/// allocations per event). Each driver plays upstream itself, repeats one kind of event, checks
+/// every event's effect (inputs, requests, cancels, completions) and throws if one is missing.
+///
+/// The asynchronous designs (the actors) run the same drivers: the driver parks until the
+/// actor's thread has produced the event's effect, and the window counts every thread.
+public enum StepPath: String, CaseIterable, Sendable, Codable {
+    /// An input whose promise the stepper fulfils with `.more` inside its call.
+    case syncMore = "sync-more"
+    /// An input whose promise the driver fulfils with `.more` after the stepper returned: the
+    /// branch a promise fulfilled on another thread takes.
+    case deferredMore = "deferred-more"
+    /// A call of an earlier input's promise, already fulfilled (stale and duplicate, S2 and S3).
+    case stalePromise = "stale-promise"
+    /// A subscription: subscribe, one input, `promise(.cancel)` after the stepper returned.
+    case promiseCancel = "promise-cancel"
+    /// A subscriber cancelled before its subscription arrives (which is then cancelled).
+    case cancelUnsubscribed = "cancel-unsubscribed"
+    /// A subscription: subscribe, then `cancel()`.
+    case cancelSubscribed = "cancel-subscribed"
+    /// A subscription: subscribe, one input, `cancel()` from inside the stepper.
+    case cancelInStepper = "cancel-in-stepper"
+    /// A subscription: subscribe, complete, then `cancel()` (which does nothing).
+    case cancelAfterCompletion = "cancel-after-completion"
+    /// A subscription: subscribe, then complete.
+    case subscribeComplete = "subscribe-complete"
+    /// A subscription: subscribe, one input, upstream completes from inside the stepper (C6).
+    case reentrantCompletion = "reentrant-completion"
+
+    /// What one event is: the unit of the per-event counts.
+    public var event: String {
+        switch self {
+        case .syncMore, .deferredMore: "element"
+        case .stalePromise: "stale call"
+        default: "subscription"
+        }
+    }
+
+    /// Whether a floor of the same shape exists: the same driver and upstream around a plain
+    /// subscriber with no stepper and no promise. Paths about promises or `cancel()` have none.
+    public var hasFloor: Bool { [.syncMore, .deferredMore, .subscribeComplete].contains(self) }
+
+    /// Whether `design` (nil: the floor) has this path: the floor only where ``hasFloor``;
+    /// `seed` has no re-entrant completion (it drops it: CONFORMANCE.md, what the original gets
+    /// wrong), so its driver would wait for a completion that never comes.
+    public func isDefined(for design: SteppingDesign?) -> Bool {
+        guard let design else { return hasFloor }
+        return !(self == .reentrantCompletion && design == .seed)
+    }
+
+    /// Whether this path's counts for `design` (nil: the floor) are fixed by the code, so that
+    /// two profiles of one build agree and `compare` gates them. They are for every synchronous
+    /// design and the floors. For an asynchronous design (the actors) an event hands work to the
+    /// actor's thread and parks the driver until it is done: how often threads park and wake, and
+    /// how long the runtime spins first, follow the schedule, and the counts of one build move by
+    /// up to a fifth between runs. Only `stale-promise`, which wakes no thread, is exact there;
+    /// the actors' `sync-step` profile (a drain that never parks) is gated too.
+    public func countsAreExact(design: SteppingDesign?) -> Bool {
+        guard let design, !design.deliversSynchronously else { return true }
+        return self == .stalePromise
+    }
+
+    /// One line for `stepbench list`.
+    public var summary: String {
+        switch self {
+        case .syncMore: "an input and its .more inside the stepper call"
+        case .deferredMore: "an input, then .more after the stepper returned (the cross-thread branch)"
+        case .stalePromise: "a call of an earlier, fulfilled promise: does nothing"
+        case .promiseCancel: "subscribe, an input, promise(.cancel)"
+        case .cancelUnsubscribed: "cancel() before the subscription arrives"
+        case .cancelSubscribed: "subscribe, cancel()"
+        case .cancelInStepper: "subscribe, an input, cancel() inside the stepper"
+        case .cancelAfterCompletion: "subscribe, complete, cancel()"
+        case .subscribeComplete: "subscribe, complete"
+        case .reentrantCompletion: "subscribe, an input, completion from inside the stepper"
+        }
+    }
+
+    /// Drives `events` events of this path through `design` (nil: the floor) inside one
+    /// ``MeasuredWindow`` labelled `label` (none: a warm-up outside any window), verifies them,
+    /// and returns the allocations made meanwhile.
+    public func drive(design: SteppingDesign?, events: Int, label: String?) throws -> UInt64 {
+        try verify(isDefined(for: design), "\(rawValue) is not defined for \(design?.rawValue ?? "the floor")")
+        return try PathDriver(path: self, design: design, events: events).run(label: label)
+    }
+}

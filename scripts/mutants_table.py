@@ -1,0 +1,57 @@
+"""Prints scripts/mutants' table from `stepbench compare --exact-only --format json` outputs: for
+each planted regression, the rows the tool called a regression (its verdicts, not ours), grouped
+by the mechanism that caught them.
+
+    python3 scripts/mutants_table.py "NAME SECONDS COMPARE.json" [...]
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+def caught(comparison: dict) -> dict[str, list[str]]:
+    """The rows the tool called a regression, by metric (the mechanism that caught the mutant):
+    'path-or-scenario design (baseline → current)'."""
+    found: dict[str, list[str]] = {}
+    for row in comparison["rows"]:
+        if row["verdict"] != "regression":
+            continue
+        mechanism = row["metric"]
+        before, after = row.get("baseline"), row.get("current")
+        change = f" ({before:g} → {after:g})" if before is not None and after is not None else ""
+        found.setdefault(mechanism, []).append(f"{row['scenario']} {row['design']}{change}")
+    return found
+
+
+def table(entries: list[tuple[str, int, dict]]) -> str:
+    lines = ["| mutant | caught | by | rows (baseline → mutant, per element or event) | seconds |",
+             "|---|---|---|---|---|"]
+    for name, seconds, comparison in entries:
+        found = caught(comparison)
+        rows = "; ".join(f"{r}" for m in found for r in found[m][:3])
+        more = sum(len(v) for v in found.values()) - min(3, sum(len(v) for v in found.values()))
+        if more > 0:
+            rows += f"; … {more} more"
+        lines.append(f"| {name} | {'yes' if found else '**no**'} | {', '.join(found) or '—'} | {rows or '—'} | {seconds} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 1
+    entries = []
+    for arg in argv[1:]:
+        try:
+            name, seconds, path = arg.split(" ", 2)
+            with open(path) as f:
+                entries.append((name, int(seconds), json.load(f)))
+        except (ValueError, OSError, json.JSONDecodeError) as error:
+            print(f"mutants_table: bad entry '{arg}': {error}", file=sys.stderr)
+            return 1
+    print(table(entries))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
