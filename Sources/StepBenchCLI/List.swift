@@ -27,6 +27,12 @@ extension StepBench {
                     "  \(s.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \(s.elements(.quick)) / \(s.elements(.full)); threads \(threads)\n      \(s.summary)"
                 )
             }
+            print("\npaths (`stepbench profile`: exact counts per event; * where the counts are not exact):")
+            let catalog = Catalog.current
+            for path in catalog.paths {
+                let subjects = path.subjects.map { path.exact.contains($0) ? $0 : $0 + "*" }
+                print("  \(path.name) (per \(path.event)): \(subjects.joined(separator: ", "))\n      \(path.summary)")
+            }
             print(
                 """
 

@@ -21,6 +21,18 @@ public struct Catalog: Codable, Equatable, Sendable {
         public var exactAllocations: [String]
     }
 
+    /// One path driver (``StepPath``): what `stepbench profile` counts per event.
+    public struct Path: Codable, Equatable, Sendable {
+        public var name: String
+        public var summary: String
+        /// What one event is ("element", "stale call", "subscription").
+        public var event: String
+        /// The designs (and "floor") the path is driven for.
+        public var subjects: [String]
+        /// Of those, the ones whose counts are exact, which `compare` gates.
+        public var exact: [String]
+    }
+
     /// One benchmark of the package-benchmark suite.
     public struct Benchmark: Codable, Equatable, Sendable {
         public var name: String
@@ -39,8 +51,8 @@ public struct Catalog: Codable, Equatable, Sendable {
     public var defaultDesign: String
     public var scenarios: [Scenario]
     public var benchmarks: [Benchmark]
-    /// The designs the CI gate measures exactly: those whose single-thread counts (allocations,
-    /// and so instructions) do not follow thread timing.
+    /// The designs whose single-thread allocation counts do not follow thread timing: the CI
+    /// gate's allocation runs measure these (its profile measures every design).
     public var gateDesigns: [String]
     /// The scenarios `stepbench profile` counts instructions in.
     public var profiledScenarios: [String]
@@ -48,6 +60,8 @@ public struct Catalog: Codable, Equatable, Sendable {
     /// scenarios (a design and the floor it is paired with) at this many elements per repetition.
     public var timingScenarios: [String]
     public var timingElements: Int
+    /// The path drivers of `stepbench profile` (absent in older files: none).
+    public var paths: [Path]
 
     public static var current: Catalog {
         func design(_ d: SteppingDesign?) -> String { d?.rawValue ?? "floor" }
@@ -65,7 +79,8 @@ public struct Catalog: Codable, Equatable, Sendable {
                 Benchmark(
                     name: s.benchmarkName(design: d), scenario: s.rawValue, design: design(d),
                     threads: s.suiteThreads, elements: s.suiteElements,
-                    exactAllocations: s.allocationsAreExact(design: d), allocationTolerance: s.allocationTolerance(design: d))
+                    exactAllocations: s.allocationsAreExact(design: d),
+                    allocationTolerance: s.allocationTolerance(design: d))
             }
         }
         return Catalog(
@@ -77,7 +92,13 @@ public struct Catalog: Codable, Equatable, Sendable {
                 .map(\.rawValue),
             profiledScenarios: Profiler.scenarios.map(\.rawValue),
             timingScenarios: [ScenarioKind.syncStep, .floorSync].map(\.rawValue),
-            timingElements: ScenarioKind.syncStep.suiteElements)
+            timingElements: ScenarioKind.syncStep.suiteElements,
+            paths: StepPath.allCases.map { path in
+                let subjects = ([nil] + SteppingDesign.allCases.map(Optional.some)).filter { path.isDefined(for: $0) }
+                return Path(
+                    name: path.rawValue, summary: path.summary, event: path.event, subjects: subjects.map(design),
+                    exact: subjects.filter { path.countsAreExact(design: $0) }.map(design))
+            })
     }
 }
 
@@ -95,6 +116,7 @@ extension Catalog {
             gateDesigns: try c.decode([String].self, forKey: .gateDesigns),
             profiledScenarios: try c.decode([String].self, forKey: .profiledScenarios),
             timingScenarios: try c.decodeIfPresent([String].self, forKey: .timingScenarios) ?? [],
-            timingElements: try c.decodeIfPresent(Int.self, forKey: .timingElements) ?? 0)
+            timingElements: try c.decodeIfPresent(Int.self, forKey: .timingElements) ?? 0,
+            paths: try c.decodeIfPresent([Path].self, forKey: .paths) ?? [])
     }
 }

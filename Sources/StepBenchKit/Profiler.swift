@@ -50,7 +50,8 @@ public struct Profiler {
         // A name of one length whatever the process id: the profiled child's argument strings
         // (the binary's path) sit on its stack, and their length moves what lies after them.
         let work = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "stepbench-profile-" + String(String(getpid()).reversed()).padding(toLength: 10, withPad: "0", startingAt: 0))
+            "stepbench-profile-"
+                + String(String(getpid()).reversed()).padding(toLength: 10, withPad: "0", startingAt: 0))
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let binary = work.appendingPathComponent("stepbench")

@@ -99,12 +99,14 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// allocation in a single-thread scenario (0.01 per element: the runtime's own background
     /// threads), and to the allocation per round in cancel-race, whose racing threads add a few
     /// allocations per run (Dispatch's own, never one per round): 0.5 per round lets those
-    /// through and catches one allocation more per subscription. The one declaration.
+    /// through and catches one allocation more per subscription, except for a design that
+    /// allocates per transition (`seed`'s action closures), where the race decides which
+    /// transitions run. The one declaration.
     public func allocationTolerance(design: SteppingDesign?) -> Double? {
         guard design?.deliversSynchronously ?? true else { return nil }
         switch self {
         case .paceJitter, .floorPace: return nil
-        case .cancelRace, .floorCancelRace: return 0.5
+        case .cancelRace, .floorCancelRace: return design?.allocatesPerTransition == true ? nil : 0.5
         default: return 0.01
         }
     }
@@ -209,4 +211,10 @@ public struct RepetitionResult: Codable, Equatable, Sendable {
         let perPipeline = Double(elements) / Double(times.count)
         return times.reduce(0.0) { $0 + Double($1) / perPipeline } / Double(times.count)
     }
+}
+
+extension SteppingDesign {
+    /// Whether the design allocates in its transitions (`seed`: a closure per promise and per
+    /// action), so that a race between transitions decides how many allocations it makes.
+    var allocatesPerTransition: Bool { self == .seed }
 }

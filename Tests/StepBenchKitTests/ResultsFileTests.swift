@@ -65,12 +65,15 @@ struct ResultsFileTests {
         file.catalog = .current
         var json = try JSONSerialization.jsonObject(with: Data(JSONOutput.string(file).utf8)) as! [String: Any]
         var catalog = json["catalog"] as! [String: Any]
-        for key in ["asynchronousDesigns", "timingScenarios", "timingElements"] { catalog.removeValue(forKey: key) }
+        for key in ["asynchronousDesigns", "timingScenarios", "timingElements", "paths"] {
+            catalog.removeValue(forKey: key)
+        }
         json["catalog"] = catalog
         let old = try JSONSerialization.data(withJSONObject: json)
         let read = try JSONDecoder().decode(ResultsFile.self, from: old)
         #expect(read.catalog?.designs == Catalog.current.designs)
         #expect(read.catalog?.asynchronousDesigns == [] && read.catalog?.timingScenarios == [])
+        #expect(read.catalog?.paths == [])
     }
 
     @Test func test_results_presetIsWrittenAsPresetAndReadUnderItsOldNameToo() throws {

@@ -156,6 +156,7 @@ def build(args, results, folder):
         md += instruction_breakdown(top)
     else:
         md += ["Instructions per element: not in these results (pass a `stepbench profile` file too).", ""]
+    md += path_section(results)
     md += ["## Repetitions and the scheduler", "",
            "Each point is one repetition (ns/element, log scale): timing here is often bimodal, and a median hides it. "
            "Hollow points are repetitions in which the process was preempted (at least one involuntary context switch) "
@@ -212,13 +213,48 @@ def history_section(results, folder) -> list[str]:
     return md
 
 
+def path_section(results) -> list[str]:
+    """Every path driver's exact counts per event, one table row per path and a column per
+    design (the tool's order): instructions, synchronising instructions, allocations. Rows the
+    tool marks not exact (a hand-off to an actor's thread) carry a *."""
+    if not results.path_rows:
+        return ["## Every path, counted exactly", "",
+                "Not in these results (pass a `stepbench profile` file made with its paths).", ""]
+    designs = [d for d in ["floor"] + results.designs() if any(p["design"] == d for p in results.path_rows)]
+    order = []
+    for p in results.path_rows:
+        if p["path"] not in order:
+            order.append(p["path"])
+    cell = {(p["path"], p["design"]): p for p in results.path_rows}
+    md = ["## Every path, counted exactly", "",
+          "`stepbench profile` drives each transition alone, on one thread, through the public API, and counts per "
+          "event (an element, a stale call or a whole subscription, as the path says) the instructions of every "
+          "thread inside the driver's window, the synchronising ones among them (`lock`-prefixed read-modify-writes, "
+          "`xchg` with memory, `mfence`; atomic reference counting included) and the allocations. Each cell: "
+          "instructions / synchronising / allocations. The gate compares these exactly; * marks counts that follow "
+          "the schedule (an actor's hand-off), shown but not gated.", ""]
+    md += ["| path | " + " | ".join(f"`{d}`" for d in designs) + " |", "|---|" + "---:|" * len(designs)]
+    for path in order:
+        cells = []
+        for d in designs:
+            p = cell.get((path, d))
+            if p is None:
+                cells.append("–")
+                continue
+            star = "" if p.get("exact", True) else "*"
+            cells.append(f"{p['instructionsPerEvent']:,.0f} / {p['synchronisingPerEvent']:.1f} / "
+                         f"{p['allocationsPerEvent']:.2f}{star}")
+        md.append(f"| {path} | " + " | ".join(cells) + " |")
+    return md + [""]
+
+
 def instruction_breakdown(profiles) -> list[str]:
     """Where each design's instructions per element go: exclusive instructions per element by
     function, inside the measured window (stepbench/2 profiles). Older files held inclusive
     counts of the whole process, which say nothing per element: they are named, not tabled."""
     md = ["### Where the instructions go (sync-step, exclusive instructions per element)", "",
-          "Counted inside the measuring thread's window, except where a design's row says *whole process*: "
-          "those designs call the stepper on their own executor's thread, so every thread is counted.", ""]
+          "Counted in the scenario's measured window, every thread (the actors call the stepper on their own "
+          "executor's thread); a row that says *whole process* comes from an older profile.", ""]
     for p in profiles:
         functions = [f for f in p.get("topFunctions", []) if f.get("instructionsPerElement") is not None]
         where = " (whole process)" if p.get("collection") == "wholeProcess" else ""

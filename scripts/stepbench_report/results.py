@@ -54,6 +54,8 @@ class Results:
     profiles: list = field(default_factory=list)
     harness_warnings: list = field(default_factory=list)
     catalog: dict = None
+    #: `stepbench profile`'s exact counts per event of each (path, design), as the tool wrote them
+    path_rows: list = field(default_factory=list)
 
     @property
     def machine_id(self):
@@ -129,6 +131,7 @@ def load(paths):
         raise ResultsError("no results file given; pass e.g. results/<machine-id>/latest.json")
     merged = {}
     profiles = {}
+    path_rows = {}
     last = None
     catalog = None
     for path in paths:
@@ -140,6 +143,8 @@ def load(paths):
             merged[(row["scenario"], row["design"], row["threads"])] = row
         for p in data.get("profiles") or []:
             profiles[(p["scenario"], p["design"])] = p
+        for p in data.get("paths") or []:
+            path_rows[(p["path"], p["design"])] = p
         catalog = data.get("catalog") or catalog
         # a profile-only file contributes its instruction counts, not its placeholder config
         if data["rows"] or last is None:
@@ -147,4 +152,4 @@ def load(paths):
     return Results(paths=list(paths), machine=last["machine"], configuration=last["configuration"],
                    created_at=last.get("createdAt", "?"), rows=list(merged.values()),
                    profiles=list(profiles.values()), harness_warnings=list(last.get("harnessWarnings") or []),
-                   catalog=catalog)
+                   catalog=catalog, path_rows=list(path_rows.values()))

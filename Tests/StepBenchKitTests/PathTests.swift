@@ -1,0 +1,158 @@
+import Foundation
+import Stepping
+import TestSupport
+import Testing
+
+@testable import StepBenchKit
+@testable import StepBenchScenarios
+
+/// The path drivers, how their callgrind windows are read, and how their rows are compared.
+@Suite("Path drivers and their exact counts")
+struct PathTests {
+    @Test("every path drives every design (and its floor) and verifies each event", arguments: StepPath.allCases)
+    func test_path_drivesAndVerifies(path: StepPath) throws {
+        AllocationCounter.install()
+        for design in [nil] + SteppingDesign.allCases.map(Optional.some) where path.isDefined(for: design) {
+            _ = try path.drive(design: design, events: 30, label: nil)
+            _ = try path.drive(design: design, events: 30, label: "test \(path.rawValue)")
+        }
+    }
+
+    @Test("a path that is not defined for a design refuses to run, naming both")
+    func test_path_undefinedIsRefused() {
+        AllocationCounter.install()
+        #expect { try StepPath.reentrantCompletion.drive(design: .seed, events: 3, label: nil) } throws: {
+            "\($0)".contains("reentrant-completion") && "\($0)".contains("seed")
+        }
+        #expect(throws: ScenarioFailure.self) { try StepPath.stalePromise.drive(design: nil, events: 3, label: nil) }
+    }
+
+    @Test("a request's windows: every defined path at each count, labelled; a round trip through JSON")
+    func test_request_windowsAndCoding() throws {
+        let request = PathRequest(design: .seed, paths: StepPath.allCases, events: [5, 15])
+        #expect(request.windows.count == (StepPath.allCases.count - 1) * 2)  // seed has no reentrant-completion
+        #expect(request.windows.first?.label == "sync-more seed 5")
+        let floor = PathRequest(design: nil, paths: StepPath.allCases, events: [5])
+        #expect(floor.windows.map(\.path) == StepPath.allCases.filter(\.hasFloor))
+        let decoded = try JSONDecoder().decode(PathRequest.self, from: JSONEncoder().encode(request))
+        #expect(decoded == request)
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(PathRequest.self, from: Data(#"{"design":"nope","paths":[],"events":[]}"#.utf8))
+        }
+    }
+
+    @Test("a callgrind dump part: trigger, total, exclusive costs by function and address")
+    func test_callgrindDump_readsAPart() throws {
+        let folder = temporaryFolder()
+        let text = """
+            version: 1
+            cmd: stepbench child
+            part: 1
+            desc: Trigger: Client Request: stepbench-window sync-more atomic 200
+            positions: instr line
+            events: Ir
+            summary: 19
+            ob=/bin/tool
+            fl=???
+            fn=caller
+            0x10 0 3
+            cob=/bin/tool
+            cfn=callee
+            calls=1 0x20 0
+            0x11 0 100
+            0x12 0 4
+            fn=callee
+            0x20 0 7
+            0x21 0 5
+            totals: 19
+            """
+        let url = folder.appendingPathComponent("out.1")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        let dump = try CallgrindDump(contentsOf: url)
+        #expect(dump.trigger == "Client Request: stepbench-window sync-more atomic 200")
+        #expect(dump.total == 19)
+        #expect(dump.functions == ["caller": 7, "callee": 12])  // the call's inclusive 100 is not the caller's own
+        #expect(dump.addresses["/bin/tool"]?[0x21]?.cost == 5)
+        #expect(try CallgrindDump.parts(of: folder.appendingPathComponent("out")).count == 1)
+        try text.replacingOccurrences(of: "summary: 19", with: "summary: 20")
+            .replacingOccurrences(of: "totals: 19", with: "totals: 20").write(
+                to: url, atomically: true, encoding: .utf8)
+        #expect(throws: CallgrindDumpError.self) { try CallgrindDump(contentsOf: url) }
+    }
+
+    @Test("synchronising instructions: lock-prefixed, xchg with memory, mfence; nothing else")
+    func test_synchronisingInstructions_recognised() {
+        let lines = [
+            "  4a1f2:\tlock cmpxchg %rcx,(%rdx)": UInt64(0x4a1f2),
+            "   10:\tlock xadd %rax,0x8(%rdi)": 0x10,
+            "   20:\txchg   %rax,(%rdi)": 0x20,
+            "   30:\tmfence": 0x30,
+        ]
+        for (line, address) in lines { #expect(SynchronisingInstructions.synchronisingAddress(line) == address) }
+        for line in ["   40:\txchg   %ax,%ax", "   50:\tmov    %rax,(%rdi)", "   60:\tcmpxchg %rcx,(%rdx)", "nothing"] {
+            #expect(SynchronisingInstructions.synchronisingAddress(line) == nil, "\(line)")
+        }
+    }
+
+    static func row(
+        _ path: StepPath = .deferredMore, design: String = "atomic", instructions: Double = 1_000,
+        synchronising: Double = 4, allocations: Double = 0, exact: Bool = true
+    ) -> ResultsFile.PathRow {
+        ResultsFile.PathRow(
+            path: path, design: design, eventsLow: 200, eventsHigh: 600, instructionsPerEvent: instructions,
+            synchronisingPerEvent: synchronising, allocationsPerEvent: allocations, topFunctions: [],
+            synchronisingFunctions: [], exact: exact)
+    }
+
+    static func file(_ rows: [ResultsFile.PathRow], swift: String = "Swift 6.3.1") -> ResultsFile {
+        var f = ResultsFileTests.sample()
+        f.rows = []
+        f.paths = rows
+        f.machine.swiftVersion = swift
+        return f
+    }
+
+    @Test("compare gates exact path rows: +1 synchronising or allocation per event, +1% instructions")
+    func test_compare_pathRows() {
+        let base = Self.file([Self.row()])
+        func verdicts(_ changed: ResultsFile.PathRow) -> [Metric: Comparison.Verdict] {
+            let c = Comparison.compare(baseline: base, current: Self.file([changed]))
+            return Dictionary(uniqueKeysWithValues: c.rows.map { ($0.metric, $0.verdict) })
+        }
+        #expect(verdicts(Self.row()).values.allSatisfy { $0 == .unchanged })
+        #expect(verdicts(Self.row(synchronising: 5))[.synchronisingPerEvent] == .regression)
+        #expect(verdicts(Self.row(allocations: 1))[.allocationsPerEvent] == .regression)
+        #expect(verdicts(Self.row(instructions: 1_010))[.instructionsPerEvent] == .regression)
+        #expect(verdicts(Self.row(instructions: 1_004))[.instructionsPerEvent] == .unchanged)
+        #expect(verdicts(Self.row(synchronising: 3))[.synchronisingPerEvent] == .improvement)
+        // rows whose counts follow the schedule (the actors' hand-offs) are not compared
+        let loose = Comparison.compare(
+            baseline: Self.file([Self.row(exact: false)]),
+            current: Self.file([Self.row(instructions: 2_000, exact: false)]))
+        #expect(loose.rows.isEmpty)
+        // a row measured only in the baseline says so
+        let gone = Comparison.compare(baseline: base, current: Self.file([]))
+        #expect(gone.rows.map(\.verdict) == [.onlyInBaseline])
+    }
+
+    @Test("exact counts of two toolchains are not compared: the message names both")
+    func test_compare_refusesTwoToolchains() throws {
+        let a = Self.file([Self.row()], swift: "Swift version 6.3.1"),
+            b = Self.file([Self.row()], swift: "Swift version 6.4")
+        #expect { try Comparison.checkToolchains(baseline: a, current: b) } throws: {
+            "\($0)".contains("6.3.1") && "\($0)".contains("6.4")
+        }
+        try Comparison.checkToolchains(baseline: a, current: a)
+    }
+
+    @Test("the catalog publishes every path with its subjects and which are exact")
+    func test_catalog_paths() {
+        let paths = Catalog.current.paths
+        #expect(paths.map(\.name) == StepPath.allCases.map(\.rawValue))
+        let stale = paths.first { $0.name == "stale-promise" }
+        #expect(stale?.exact == stale?.subjects)  // no actor hand-off: exact for every design
+        let deferred = paths.first { $0.name == "deferred-more" }
+        #expect(deferred?.subjects.contains("floor") == true)
+        #expect(deferred?.exact.contains("actor") == false && deferred?.exact.contains("atomic") == true)
+    }
+}
