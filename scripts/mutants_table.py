@@ -1,20 +1,21 @@
 """Prints scripts/mutants' table from `stepbench compare --exact-only --format json` outputs: for
-each planted regression, the rows the tool called a regression (its verdicts, not ours), grouped
-by the mechanism that caught them.
+each planted regression, the rows of its design the tool called a regression (its verdicts, not
+ours), by the metric that caught them. Exit 0 when every mutant was caught, 2 when one was not,
+1 on bad input.
 
-    python3 scripts/mutants_table.py "NAME SECONDS COMPARE.json" [...]
+    python3 scripts/mutants_table.py "NAME SECONDS DESIGN COMPARE.json" [...]
 """
 from __future__ import annotations
 
 import json
 import sys
 
-def caught(comparison: dict) -> dict[str, list[str]]:
+def caught(comparison: dict, design: str) -> dict[str, list[str]]:
     """The rows the tool called a regression, by metric (the mechanism that caught the mutant):
     'path-or-scenario design (baseline → current)'."""
     found: dict[str, list[str]] = {}
     for row in comparison["rows"]:
-        if row["verdict"] != "regression":
+        if row["verdict"] != "regression" or row["design"] != design:
             continue
         mechanism = row["metric"]
         before, after = row.get("baseline"), row.get("current")
@@ -23,11 +24,11 @@ def caught(comparison: dict) -> dict[str, list[str]]:
     return found
 
 
-def table(entries: list[tuple[str, int, dict]]) -> str:
+def table(entries: list[tuple[str, int, str, dict]]) -> str:
     lines = ["| mutant | caught | by | rows (baseline → mutant, per element or event) | seconds |",
              "|---|---|---|---|---|"]
-    for name, seconds, comparison in entries:
-        found = caught(comparison)
+    for name, seconds, design, comparison in entries:
+        found = caught(comparison, design)
         rows = "; ".join(f"{r}" for m in found for r in found[m][:3])
         more = sum(len(v) for v in found.values()) - min(3, sum(len(v) for v in found.values()))
         if more > 0:
@@ -43,14 +44,14 @@ def main(argv: list[str]) -> int:
     entries = []
     for arg in argv[1:]:
         try:
-            name, seconds, path = arg.split(" ", 2)
+            name, seconds, design, path = arg.split(" ", 3)
             with open(path) as f:
-                entries.append((name, int(seconds), json.load(f)))
+                entries.append((name, int(seconds), design, json.load(f)))
         except (ValueError, OSError, json.JSONDecodeError) as error:
             print(f"mutants_table: bad entry '{arg}': {error}", file=sys.stderr)
             return 1
     print(table(entries))
-    return 0
+    return 0 if all(caught(c, d) for _, _, d, c in entries) else 2
 
 
 if __name__ == "__main__":

@@ -18,22 +18,28 @@ extension StepBench {
                 print(try JSONOutput.string(Catalog.current))
                 return
             }
-            print("designs:")
-            for d in SteppingDesign.allCases { print("  \(d.rawValue)\(d == .default ? " (default)" : "")") }
-            print("\nscenarios (elements per repetition: quick / full; threads):")
+            print(Self.text, terminator: "")
+        }
+
+        /// The text listing: every name whole, as `--design`, `--scenario` and `--path` take it.
+        static var text: String {
+            var lines = ["designs:"]
+            for d in SteppingDesign.allCases { lines.append("  \(d.rawValue)\(d == .default ? " (default)" : "")") }
+            lines.append("\nscenarios (elements per repetition: quick / full; threads):")
+            let width = ScenarioKind.allCases.map(\.rawValue.count).max() ?? 0
             for s in ScenarioKind.allCases {
                 let threads = s.threadCounts(requested: [1, 2, 4]).map(String.init).joined(separator: ",")
-                print(
-                    "  \(s.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \(s.elements(.quick)) / \(s.elements(.full)); threads \(threads)\n      \(s.summary)"
+                lines.append(
+                    "  \(s.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(s.elements(.quick)) / \(s.elements(.full)); threads \(threads)\n      \(s.summary)"
                 )
             }
-            print("\npaths (`stepbench profile`: exact counts per event; * where the counts are not exact):")
-            let catalog = Catalog.current
-            for path in catalog.paths {
+            lines.append("\npaths (`stepbench profile`: exact counts per event; * where the counts are not exact):")
+            for path in Catalog.current.paths {
                 let subjects = path.subjects.map { path.exact.contains($0) ? $0 : $0 + "*" }
-                print("  \(path.name) (per \(path.event)): \(subjects.joined(separator: ", "))\n      \(path.summary)")
+                lines.append(
+                    "  \(path.name) (per \(path.event)): \(subjects.joined(separator: ", "))\n      \(path.summary)")
             }
-            print(
+            lines.append(
                 """
 
                 metrics (per scenario, design, threads; median and 95% bootstrap CI over repetitions):
@@ -44,6 +50,7 @@ extension StepBench {
                   ×seed, ×floor                ratio of median ns/element (async-step: of p50 latency)
                   peak RSS                     per run
                 """)
+            return lines.joined(separator: "\n") + "\n"
         }
     }
 }

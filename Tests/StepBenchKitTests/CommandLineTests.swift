@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Stepping
 import TestSupport
 import Testing
 
@@ -24,6 +25,34 @@ struct CommandLineTests {
         let m = message(["run", "--allow-debug", "--design", "atomic,turbo"])
         #expect(m?.contains("unknown design 'turbo'") == true, "\(m ?? "accepted")")
         #expect(m?.contains("seed, locked, mutex, atomic, actor") == true)
+    }
+
+    @Test("stepbench list prints every name whole: each goes back through --design, --scenario or --path")
+    func test_cli_listedNamesAreAccepted() {
+        let text = StepBench.List.text
+        var section = ""
+        var checked = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !line.hasPrefix(" ") {
+                section = String(line.prefix { $0 != " " })
+                continue
+            }
+            guard line.hasPrefix("  "), !line.hasPrefix("   ") else { continue }  // a name line, not a summary
+            let name = String(line.dropFirst(2).prefix { $0 != " " })
+            let arguments: [String]? =
+                switch section {
+                case "designs:": ["run", "--allow-debug", "--design", name]
+                case "scenarios": ["run", "--allow-debug", "--scenario", name]
+                case "paths": ["profile", "--path", name]
+                default: nil
+                }
+            guard let arguments else { continue }
+            #expect(
+                message(arguments) == nil,
+                "\(section) '\(name)' from stepbench list is rejected: \(message(arguments) ?? "")")
+            checked += 1
+        }
+        #expect(checked == SteppingDesign.allCases.count + ScenarioKind.allCases.count + StepPath.allCases.count)
     }
 
     @Test func test_cli_unknownScenarioListsValidOnes() {

@@ -4,7 +4,8 @@
 // The measured window's edges as callgrind client requests (valgrind's <valgrind/callgrind.h>,
 // from Debian's `valgrind` package). Outside valgrind each is a few no-op instructions.
 
-/// Opens a window: zeroes callgrind's counters, every thread's.
+/// Opens a window: zeroes callgrind's counters (one table for every thread: the profiler never
+/// passes --separate-threads).
 void stepbench_window_open(void);
 
 /// Closes a window: writes callgrind's counters since the open as one dump part, whose trigger

@@ -22,8 +22,9 @@ extension Comparison {
     /// The exact comparison of every (path, design) measured in both files whose counts are
     /// exact (``StepPath/countsAreExact(design:)``; the others are not compared): instructions
     /// per event (relative tolerance ``instructionTolerance``), synchronising instructions and
-    /// allocations per event (absolute tolerance ``countTolerance``). A path row measured only in
-    /// the baseline is listed as such. The row's scenario column names the path.
+    /// allocations per event (absolute tolerance ``countTolerance``). A path row measured on one
+    /// side only is listed as such (only in the baseline: the gate fails, it stopped checking a
+    /// row). The row's scenario column names the path.
     static func pathRows(_ baseline: ResultsFile, _ current: ResultsFile) -> [Row] {
         func key(_ row: ResultsFile.PathRow) -> String { "\(row.path.rawValue) \(row.design)" }
         let old = Dictionary((baseline.paths ?? []).map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
@@ -37,7 +38,16 @@ extension Comparison {
                     ciHigh: nil, verdict: .onlyInBaseline))
         }
         for row in current.paths ?? [] where row.exact {
-            guard let before = old[key(row)], before.exact else { continue }
+            guard let before = old[key(row)] else {
+                // New: listed, so that a baseline that gates nothing here does not pass unseen.
+                rows.append(
+                    Row(
+                        scenario: row.path.rawValue, design: row.design, threads: 1, metric: .instructionsPerEvent,
+                        exact: true, baseline: nil, current: row.instructionsPerEvent, ratio: nil, ciLow: nil,
+                        ciHigh: nil, verdict: .onlyInCurrent))
+                continue
+            }
+            guard before.exact else { continue }
             let instructions = row.instructionsPerEvent / before.instructionsPerEvent
             let measured: [(Metric, Double, Double, Verdict)] = [
                 (

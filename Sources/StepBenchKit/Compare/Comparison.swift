@@ -231,7 +231,14 @@ public struct Comparison: Codable, Equatable, Sendable {
                     verdict: .onlyInBaseline))
         }
         for p in current.profiles ?? [] {
-            guard let old = oldProfiles[p.key] else { continue }
+            guard let old = oldProfiles[p.key] else {
+                rows.append(
+                    Row(
+                        scenario: p.scenario.rawValue, design: p.design, threads: 1, metric: .instructionsPerElement,
+                        exact: true, baseline: nil, current: p.instructionsPerElement, ratio: nil, ciLow: nil,
+                        ciHigh: nil, verdict: .onlyInCurrent))
+                continue
+            }
             let ratio = p.instructionsPerElement / old.instructionsPerElement
             let verdict: Verdict =
                 ratio > 1 + instructionTolerance

@@ -59,6 +59,12 @@ public struct PathProfiler {
                         exact: path.countsAreExact(design: design)))
             }
         }
+        // Every window synchronises (the driver's own semaphore, if nothing else): none found means
+        // the disassembly was not understood, and a gate on it would pass anything.
+        if !rows.isEmpty, rows.allSatisfy({ $0.synchronisingPerEvent == 0 }) {
+            throw CallgrindDumpError(
+                "no synchronising instruction found in any window: objdump's output was not understood (x86-64 only)")
+        }
         return rows
     }
 

@@ -273,16 +273,19 @@ actor StepActor<Input, Failure: Error> {
             return
         }
         unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(mailbox.current.move(), promise)
+        // The signals queued when the stepper returned, and no more: later ones wait for the
+        // drain, so that a flood cannot hold the machine stepping.
         var remaining = 0
-        duringCall: while true {
+        @inline(__always) func handleNext() {
             switch mailbox.next(endingDrain: false, remaining: &remaining) {
-            case .empty: break duringCall
+            case .empty: break
             case .input: mailbox.current.deinitialize(count: 1)
             case .promise(let id, let request): machine.handlePromise(id: id, request: request, gate: mailbox.gate)
             case .other(let signal): machine.handle(signal.value, gate: mailbox.gate)
             }
-            if remaining == 0 { break duringCall }
         }
+        handleNext()
+        for _ in 0..<remaining { handleNext() }
         machine.endInput(gate: mailbox.gate)
     }
 }
@@ -310,7 +313,7 @@ struct MailboxRing {
     private var completions: [StepStateMachine.Ending] = []
     /// A drain is scheduled or running (so a push need not schedule one).
     var scheduled = false
-    /// No more signals are accepted: the machine died or the subscriber was deinitialised.
+    /// No more signals are accepted: the machine died.
     var closed = false
     /// A drain has taken a signal and not yet found the ring empty (for `waitUntilIdle`).
     var handling = false
