@@ -55,7 +55,8 @@ public struct PathProfiler {
                         synchronisingPerEvent: perEvent(syncLow.total, syncHigh.total),
                         allocationsPerEvent: perEvent(allocationsLow, allocationsHigh),
                         topFunctions: functions,
-                        synchronisingFunctions: Self.top(syncLow.functions, syncHigh.functions, span: span),
+                        synchronisingFunctions: Self.top(
+                            syncLow.functions, syncHigh.functions, span: span, keeping: .max),
                         exact: path.countsAreExact(design: design)))
             }
         }
@@ -70,14 +71,16 @@ public struct PathProfiler {
 
     /// The functions that cost at least half an instruction per event between two windows'
     /// counts, most expensive first (ties by name, so every run lists them alike).
-    static func top(_ low: [String: UInt64], _ high: [String: UInt64], span: Double) -> [ResultsFile.FunctionCost] {
+    static func top(
+        _ low: [String: UInt64], _ high: [String: UInt64], span: Double, keeping kept: Int = functionsKept
+    ) -> [ResultsFile.FunctionCost] {
         var costs: [(name: String, perEvent: Double)] = []
         for (name, cost) in high {
             let perEvent = (Double(cost) - Double(low[name] ?? 0)) / span
             if perEvent >= 0.5 { costs.append((name, perEvent)) }
         }
         costs.sort { $0.perEvent != $1.perEvent ? $0.perEvent > $1.perEvent : $0.name < $1.name }
-        return costs.prefix(functionsKept).map {
+        return costs.prefix(kept).map {
             ResultsFile.FunctionCost(function: Demangler.readable($0.name), instructionsPerElement: $0.perEvent)
         }
     }

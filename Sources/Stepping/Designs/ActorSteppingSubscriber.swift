@@ -276,16 +276,16 @@ actor StepActor<Input, Failure: Error> {
         // The signals queued when the stepper returned, and no more: later ones wait for the
         // drain, so that a flood cannot hold the machine stepping.
         var remaining = 0
-        @inline(__always) func handleNext() {
+        var left = -1  // how many are still to take: known after the first
+        while left != 0 {
             switch mailbox.next(endingDrain: false, remaining: &remaining) {
             case .empty: break
             case .input: mailbox.current.deinitialize(count: 1)
             case .promise(let id, let request): machine.handlePromise(id: id, request: request, gate: mailbox.gate)
             case .other(let signal): machine.handle(signal.value, gate: mailbox.gate)
             }
+            left = left < 0 ? remaining : left - 1
         }
-        handleNext()
-        for _ in 0..<remaining { handleNext() }
         machine.endInput(gate: mailbox.gate)
     }
 }
