@@ -24,6 +24,7 @@ public struct BenchmarkRunner {
     public init(configuration: RunConfiguration) {
         self.configuration = configuration
         AllocationCounter.install()
+        ThreadedProcess.ensure()
     }
 
     public var combinations: [Combination] {

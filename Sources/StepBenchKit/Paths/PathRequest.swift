@@ -55,6 +55,7 @@ public struct PathRequest: Codable, Equatable, Sendable {
     /// Runs the request in this process (the child's side): every window, verified.
     public func run() throws -> PathResponse {
         AllocationCounter.install()
+        ThreadedProcess.ensure()
         var windows = self.windows
         for path in paths where path.isDefined(for: design) {  // warm-ups, outside any window
             _ = try path.drive(design: design, events: events.min() ?? 1, label: nil)
