@@ -221,7 +221,7 @@ def path_section(results) -> list[str]:
         return ["## Every path, counted exactly", "",
                 "Not in these results (pass a `stepbench profile` file made with its paths).", ""]
     designs = [d for d in ["floor"] + results.designs() if any(p["design"] == d for p in results.path_rows)]
-    order = []
+    order = [p["name"] for p in (results.catalog or {}).get("paths", [])]  # the tool's order
     for p in results.path_rows:
         if p["path"] not in order:
             order.append(p["path"])
