@@ -32,28 +32,24 @@ extension Comparison {
         var rows: [Row] = []
         for gone in baseline.paths ?? [] where !new.contains(key(gone)) {
             rows.append(
-                Row(
-                    scenario: gone.path.rawValue, design: gone.design, threads: 1, metric: .instructionsPerEvent,
-                    exact: true, baseline: gone.instructionsPerEvent, current: nil, ratio: nil, ciLow: nil,
-                    ciHigh: nil, verdict: .onlyInBaseline))
+                exactRow(
+                    gone.path.rawValue, gone.design, .instructionsPerEvent, gone.instructionsPerEvent, nil,
+                    .onlyInBaseline))
         }
         for row in current.paths ?? [] where row.exact {
             guard let before = old[key(row)] else {
                 // New: listed, so that a baseline that gates nothing here does not pass unseen.
                 rows.append(
-                    Row(
-                        scenario: row.path.rawValue, design: row.design, threads: 1, metric: .instructionsPerEvent,
-                        exact: true, baseline: nil, current: row.instructionsPerEvent, ratio: nil, ciLow: nil,
-                        ciHigh: nil, verdict: .onlyInCurrent))
+                    exactRow(
+                        row.path.rawValue, row.design, .instructionsPerEvent, nil, row.instructionsPerEvent,
+                        .onlyInCurrent))
                 continue
             }
             guard before.exact else { continue }
-            let instructions = row.instructionsPerEvent / before.instructionsPerEvent
             let measured: [(Metric, Double, Double, Verdict)] = [
                 (
                     .instructionsPerEvent, before.instructionsPerEvent, row.instructionsPerEvent,
-                    instructions > 1 + instructionTolerance
-                        ? .regression : instructions < 1 - instructionTolerance ? .improvement : .unchanged
+                    instructionVerdict(before.instructionsPerEvent, row.instructionsPerEvent)
                 ),
                 (
                     .synchronisingPerEvent, before.synchronisingPerEvent, row.synchronisingPerEvent,
@@ -65,14 +61,27 @@ extension Comparison {
                 ),
             ]
             for (metric, a, b, verdict) in measured {
-                rows.append(
-                    Row(
-                        scenario: row.path.rawValue, design: row.design, threads: 1, metric: metric, exact: true,
-                        baseline: a, current: b, ratio: a > 0 ? b / a : nil, ciLow: nil, ciHigh: nil,
-                        verdict: verdict))
+                rows.append(exactRow(row.path.rawValue, row.design, metric, a, b, verdict))
             }
         }
         return rows
+    }
+
+    /// One row of an exact count of one thread (a profile's or a path's): `scenario` names the
+    /// scenario or the path; either side may be missing (only-in-baseline, only-in-current).
+    static func exactRow(
+        _ scenario: String, _ design: String, _ metric: Metric, _ baseline: Double?, _ current: Double?,
+        _ verdict: Verdict
+    ) -> Row {
+        let ratio = baseline.flatMap { a in current.flatMap { b in a > 0 ? b / a : nil } }
+        return Row(
+            scenario: scenario, design: design, threads: 1, metric: metric, exact: true, baseline: baseline,
+            current: current, ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict)
+    }
+
+    /// Instructions: a relative tolerance (``instructionTolerance``).
+    static func instructionVerdict(_ a: Double, _ b: Double) -> Verdict {
+        b / a > 1 + instructionTolerance ? .regression : b / a < 1 - instructionTolerance ? .improvement : .unchanged
     }
 
     private static func countVerdict(_ a: Double, _ b: Double) -> Verdict {

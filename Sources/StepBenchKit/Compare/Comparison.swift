@@ -224,31 +224,16 @@ public struct Comparison: Codable, Equatable, Sendable {
         let newProfiles = Set((current.profiles ?? []).map(\.key))
         for old in baseline.profiles ?? [] where !newProfiles.contains(old.key) {
             rows.append(
-                Row(
-                    scenario: old.scenario.rawValue, design: old.design, threads: 1, metric: .instructionsPerElement,
-                    exact: true, baseline: old.instructionsPerElement, current: nil, ratio: nil, ciLow: nil,
-                    ciHigh: nil,
-                    verdict: .onlyInBaseline))
+                exactRow(
+                    old.scenario.rawValue, old.design, .instructionsPerElement, old.instructionsPerElement, nil,
+                    .onlyInBaseline))
         }
         for p in current.profiles ?? [] {
-            guard let old = oldProfiles[p.key] else {
-                rows.append(
-                    Row(
-                        scenario: p.scenario.rawValue, design: p.design, threads: 1, metric: .instructionsPerElement,
-                        exact: true, baseline: nil, current: p.instructionsPerElement, ratio: nil, ciLow: nil,
-                        ciHigh: nil, verdict: .onlyInCurrent))
-                continue
-            }
-            let ratio = p.instructionsPerElement / old.instructionsPerElement
-            let verdict: Verdict =
-                ratio > 1 + instructionTolerance
-                ? .regression
-                : ratio < 1 - instructionTolerance ? .improvement : .unchanged
+            let before = oldProfiles[p.key]?.instructionsPerElement
             rows.append(
-                Row(
-                    scenario: p.scenario.rawValue, design: p.design, threads: 1, metric: .instructionsPerElement,
-                    exact: true, baseline: old.instructionsPerElement, current: p.instructionsPerElement,
-                    ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict))
+                exactRow(
+                    p.scenario.rawValue, p.design, .instructionsPerElement, before, p.instructionsPerElement,
+                    before.map { instructionVerdict($0, p.instructionsPerElement) } ?? .onlyInCurrent))
         }
         rows += pathRows(baseline, current)
         return Comparison(
