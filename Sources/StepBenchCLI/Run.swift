@@ -49,6 +49,12 @@ extension StepBench {
         )
         var fork = false
 
+        @Option(
+            help: ArgumentHelp(
+                "A counting build of stepbench (swift build -c release -Xswiftc -DSTEPBENCH_COUNTING, in a build folder of its own): after the other passes it runs the same combinations, counting what contention made each design do (exchanges lost, lock slow paths, yields, wake-ups, executor jobs per element).",
+                valueName: "binary"))
+        var countingBuild: String?
+
         var scenarios: [ScenarioKind] { selection.scenario ?? ScenarioKind.allCases }
 
         func makeConfiguration() throws -> RunConfiguration {
@@ -70,6 +76,16 @@ extension StepBench {
             try StepBench.validating {
                 _ = try makeConfiguration()
                 try destination.checkWritable()
+                if let countingBuild {
+                    guard FileManager.default.isExecutableFile(atPath: countingBuild) else {
+                        throw ValidationError(
+                            "--counting-build: \(countingBuild) is not an executable; build one with swift build -c release -Xswiftc -DSTEPBENCH_COUNTING --scratch-path .build-counting"
+                        )
+                    }
+                    guard pass == .both else {
+                        throw ValidationError("--counting-build: only with --pass both (it adds a third pass)")
+                    }
+                }
             }
         }
 
@@ -120,7 +136,14 @@ extension StepBench {
                 configuration.repetitions = RunPasses.allocationRepetitions(timing: reps)
                 configuration.orderSeed = seed
                 let counts = runInProcess(configuration)
-                file = try RunPasses.combine(timing: timing, allocations: counts)
+                var combined = try RunPasses.combine(timing: timing, allocations: counts)
+                if let countingBuild {
+                    printError("— counting pass (\(countingBuild), a counting build: contention per element)\n")
+                    configuration.repetitions = reps
+                    let request = CountingRequest(configuration, orderSeed: seed)
+                    combined = try RunPasses.combine(combined, counting: request.ask(URL(fileURLWithPath: countingBuild)))
+                }
+                file = combined
             }
             try finish(file, url: url, latest: latest)
         }

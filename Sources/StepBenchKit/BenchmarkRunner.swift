@@ -118,7 +118,7 @@ public struct BenchmarkRunner {
             return ResultsFile.Row(
                 scenario: c.scenario, design: c.design?.rawValue ?? "floor", threads: c.threads,
                 elements: c.elements, status: ok ? .ok : .failed, failure: failures[i],
-                repetitions: raw[i], summary: ok ? ResultsFile.Summary(raw[i]) : nil,
+                repetitions: raw[i], summary: ok ? ResultsFile.Summary(raw[i], side: c.scenario.sideMetric) : nil,
                 allocationsExact: c.scenario.allocationsAreExact(design: c.design))
         }
         var file = ResultsFile(

@@ -49,7 +49,8 @@ public enum RunPasses {
                 file.rows[i].repetitions[r].allocations = counts.repetitions[r % counts.repetitions.count].allocations
             }
             file.rows[i].allocationRepetitions = min(counts.repetitions.count, file.rows[i].repetitions.count)
-            file.rows[i].summary = ResultsFile.Summary(file.rows[i].repetitions)
+            file.rows[i].summary = ResultsFile.Summary(
+                file.rows[i].repetitions, side: file.rows[i].scenario.sideMetric)
         }
         file.machine.allocator = "timing: \(timing.machine.allocator); allocations: \(allocations.machine.allocator)"
         file.computeRatios()

@@ -1,10 +1,11 @@
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// Every scenario StepBench measures. Each runs in-process, verifies its own outcome (every
 /// element delivered once, in order, completion seen) and throws ``ScenarioFailure`` if not.
 public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     case syncStep = "sync-step"
     case asyncStep = "async-step"
+    case asyncPark = "async-park"
     case staleStorm = "stale-storm"
     case cancelRace = "cancel-race"
     case fanOut = "fan-out"
@@ -12,6 +13,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     case floorSync = "floor-sync"
     case floorPingPong = "floor-pingpong"
     case floorAsync = "floor-async"
+    case floorAsyncPark = "floor-async-park"
     case floorStaleStorm = "floor-stale-storm"
     case floorCancelRace = "floor-cancel-race"
     case floorFanOut = "floor-fan-out"
@@ -23,6 +25,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .syncStep: "one thread, synchronous upstream, .more inside the stepper: pure per-element cost"
         case .asyncStep:
             "promise fulfilled on a second thread (spin-yield hand-offs, waiter parked); latency .more → next input"
+        case .asyncPark:
+            "async-step with hand-offs that park (as a pace on a DispatchQueue): the asynchronous designs' verdict"
         case .staleStorm: "sync-step while threads−1 other threads call stale and duplicate promises"
         case .cancelRace:
             "short subscriptions cancelled by threads−1 racing threads; checks C4 every round; elements = rounds"
@@ -33,6 +37,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .floorPingPong:
             "floor: a raw two-thread ping-pong with async-step's spin-yield hand-off (the hand-off alone)"
         case .floorAsync: "floor: async-step's threads, hand-offs and waiter around a plain .max(1) subscriber"
+        case .floorAsyncPark: "floor: async-park's threads, parking hand-offs and waiter around a plain .max(1) subscriber"
         case .floorStaleStorm: "floor: stale-storm's upstream, hammer threads and token log around a plain subscriber"
         case .floorCancelRace: "floor: cancel-race's rounds and racing cancellers around a plain cancellable subscriber"
         case .floorFanOut: "floor: fan-out's N pipelines of floor-sync (same threads, same waiter)"
@@ -49,11 +54,14 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         switch self {
         case .syncStep: .floorSync
         case .asyncStep: .floorAsync
+        case .asyncPark: .floorAsyncPark
         case .staleStorm: .floorStaleStorm
         case .cancelRace: .floorCancelRace
         case .fanOut: .floorFanOut
         case .paceJitter: .floorPace
-        case .floorSync, .floorPingPong, .floorAsync, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace: nil
+        case .floorSync, .floorPingPong, .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorCancelRace,
+            .floorFanOut, .floorPace:
+            nil
         }
     }
 
@@ -62,14 +70,28 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
 
     /// Whether per-event latency is recorded.
     public var hasLatency: Bool {
-        [.asyncStep, .cancelRace, .paceJitter, .floorPingPong, .floorAsync, .floorCancelRace, .floorPace].contains(self)
+        [
+            .asyncStep, .asyncPark, .cancelRace, .paceJitter, .floorPingPong, .floorAsync, .floorAsyncPark,
+            .floorCancelRace, .floorPace,
+        ].contains(self)
+    }
+
+    /// Whether a run at `threads` touches the subscriber from one thread only (no hammer,
+    /// canceller, fulfiller or timer thread), so that nothing can contend.
+    public func isSingleThreaded(threads: Int) -> Bool {
+        switch self {
+        case .syncStep, .floorSync, .staleStorm, .floorStaleStorm, .fanOut, .floorFanOut: threads == 1
+        case .asyncStep, .asyncPark, .cancelRace, .paceJitter, .floorPingPong, .floorAsync, .floorAsyncPark,
+            .floorCancelRace, .floorPace:
+            false
+        }
     }
 
     /// The thread counts this scenario runs at, given the requested ones.
     public func threadCounts(requested: [Int]) -> [Int] {
         switch self {
         case .syncStep, .paceJitter, .floorSync, .floorPace: [1]
-        case .asyncStep, .floorPingPong, .floorAsync: [2]
+        case .asyncStep, .asyncPark, .floorPingPong, .floorAsync, .floorAsyncPark: [2]
         case .staleStorm, .fanOut, .floorStaleStorm, .floorFanOut: requested
         case .cancelRace, .floorCancelRace: requested.filter { $0 >= 2 }.isEmpty ? [2] : requested.filter { $0 >= 2 }
         }
@@ -82,11 +104,13 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
             switch self {
             case .syncStep, .floorSync: 200_000
             case .asyncStep, .floorPingPong: 20_000
+            case .asyncPark: 2_000  // every hand-off wakes a thread: tens of µs each
             case .staleStorm: 100_000
             case .cancelRace: 300
             case .fanOut: 100_000
             case .paceJitter: 200
-            case .floorAsync, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace: 0  // floorOf above
+            case .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace:
+                preconditionFailure("a floor does its scenario's work")
             }
         return preset == .full ? (self == .paceJitter ? 500 : quick * 5) : quick
     }
@@ -123,9 +147,11 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         return switch self {
         case .syncStep, .floorSync, .staleStorm, .fanOut: 10_000
         case .asyncStep, .floorPingPong: 2_000
+        case .asyncPark: 200
         case .cancelRace: 50
         case .paceJitter: 20
-        case .floorAsync, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace: 0  // floorOf above
+        case .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace:
+            preconditionFailure("a floor does its scenario's work")
         }
     }
 
@@ -143,7 +169,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         switch self {
         case .floorSync: return try FloorSync.run(elements: elements)
         case .floorPingPong: return try FloorPingPong.run(elements: elements)
-        case .floorAsync: return try FloorAsync.run(elements: elements)
+        case .floorAsync: return try FloorAsync.run(handOff: .spinYield, elements: elements)
+        case .floorAsyncPark: return try FloorAsync.run(handOff: .park, elements: elements)
         case .floorStaleStorm: return try FloorStaleStorm.run(threads: threads, elements: elements)
         case .floorCancelRace: return try FloorCancelRace.run(threads: threads, elements: elements)
         case .floorFanOut: return try FloorFanOut.run(threads: threads, elements: elements)
@@ -153,13 +180,15 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         guard let design else { throw ScenarioFailure("\(rawValue) needs a design") }
         switch self {
         case .syncStep: return try SyncStep.run(design: design, elements: elements)
-        case .asyncStep: return try AsyncStep.run(design: design, elements: elements)
+        case .asyncStep: return try AsyncStep.run(design: design, handOff: .spinYield, elements: elements)
+        case .asyncPark: return try AsyncStep.run(design: design, handOff: .park, elements: elements)
         case .staleStorm: return try StaleStorm.run(design: design, threads: threads, elements: elements)
         case .cancelRace: return try CancelRace.run(design: design, threads: threads, elements: elements)
         case .fanOut: return try FanOut.run(design: design, threads: threads, elements: elements)
         case .paceJitter: return try PaceJitter.run(design: design, elements: elements)
-        case .floorSync, .floorPingPong, .floorAsync, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace:
-            fatalError("handled above")
+        case .floorSync, .floorPingPong, .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorCancelRace,
+            .floorFanOut, .floorPace:
+            preconditionFailure("floors return above")
         }
     }
 }
@@ -182,6 +211,11 @@ public struct RepetitionResult: Codable, Equatable, Sendable {
     public var threadNanoseconds: [UInt64]? = nil
     /// What the scheduler did during the window (context switches, migrations, steal).
     public var scheduling: SchedulingCounts? = nil
+    /// What contention made the design do during the window (a counting build's pass only).
+    public var contention: ContentionCounts? = nil
+    /// The scenario's own count of the work around the elements (``ScenarioKind/sideMetric``):
+    /// stale-storm's stale and duplicate promise calls, cancel-race's inputs over all rounds.
+    public var sideEvents: UInt64? = nil
 
     public init(
         elapsedNanoseconds: UInt64, elements: Int, allocations: UInt64, cpuNanoseconds: UInt64,
@@ -194,11 +228,13 @@ public struct RepetitionResult: Codable, Equatable, Sendable {
         self.latency = latency
     }
 
-    init(meter: Meter, elements: Int, latency: LatencySummary? = nil) {
+    init(meter: Meter, elements: Int, latency: LatencySummary? = nil, sideEvents: UInt64? = nil) {
         self.init(
             elapsedNanoseconds: meter.elapsedNanoseconds, elements: elements,
             allocations: meter.allocations, cpuNanoseconds: meter.cpuNanoseconds, latency: latency)
         scheduling = meter.scheduling
+        contention = meter.contention
+        self.sideEvents = sideEvents
     }
 
     public var nsPerElement: Double { Double(elapsedNanoseconds) / Double(elements) }

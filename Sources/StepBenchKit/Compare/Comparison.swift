@@ -24,17 +24,30 @@ import Stepping
 /// alike and largely cancels in the ratio, which therefore drifts far less between runs than
 /// raw ns/element (the noise profiles show how much).
 ///
-/// **Verdict.** Decided on a family-wise interval: with m timing comparisons in the two files,
-/// each at level 1 − 1%/m (Bonferroni), so a whole A/A comparison shows a false timing
-/// regression at most 1% of the time. With e = `--min-effect`:
+/// **Family.** One timing metric decides each (scenario, design, threads): the scenario's
+/// primary metric (``ScenarioKind/primaryMetric``, e.g. the paired ratio to the floor, or
+/// cancel-race's latency), else ns/element. The other timing columns are derived from the same
+/// repetitions and are shown as `information`, with their interval and detectable effect, as are
+/// rows that ran more threads than the machine has cores (oversubscribed: spinning threads then
+/// wait for the scheduler, which rewards designs that block). The m decided rows share a
+/// family-wise false-alarm rate of 1% by Holm's step-down: ordered by p-value, the k-th is
+/// decided at level 1 − 1%/(m − k + 1) until the first that is not significant; it and every
+/// later row are decided at Bonferroni's 1 − 1%/m and cannot be significant.
+///
+/// **Verdict.** With e = `--min-effect`, on the row's family-wise (decision) interval:
 /// - regression: the interval lies above 1 (significant) *and* reaches 1 + e (an effect of e is
 ///   not excluded). Requiring the *point estimate* to pass 1 + e instead would catch a true
 ///   slowdown of exactly e only half the time;
 /// - improvement: the mirror image (below 1, reaching 1/(1+e));
 /// - unchanged: the interval lies inside [1/(1+e), 1+e], or the change is significant but shown
 ///   smaller than e;
-/// - too noisy to tell: otherwise (the interval spans 1 and effects that matter).
+/// - inconclusive: otherwise (the interval spans 1 and effects that matter).
 /// The reported "95% CI" is the two-sided 95% interval, widened by drift alike.
+///
+/// **Power.** Every timing row states its detectable effect: the slowdown its decision interval
+/// would call a regression with 80% power, exp(h + z₀.₈·σ) − 1 with h the decision interval's
+/// half-width and σ = h₉₅/1.96 the standard error, both in log space (never below e). A quick
+/// run that cannot tell says how large a change it could have seen.
 ///
 /// **No drift estimate.** A row whose drift between runs is unknown (no noise profile, or the
 /// noise profile did not measure that row and metric) cannot be called a regression or an
@@ -52,7 +65,12 @@ import Stepping
 public struct Comparison: Codable, Equatable, Sendable {
     public enum Verdict: String, Codable, Sendable {
         case regression, improvement, unchanged
-        case tooNoisy = "too-noisy"
+        /// The interval spans both "no change" and changes that matter: this comparison could
+        /// not tell (``Row/detectableEffect`` says what it could have seen).
+        case inconclusive
+        /// Shown, not decided: a metric other than its row's primary one, or a row whose
+        /// threads outnumber the machine's cores (see the type's documentation).
+        case information
         case failed
         case onlyInBaseline = "only-in-baseline"
         case onlyInCurrent = "only-in-current"
@@ -78,6 +96,14 @@ public struct Comparison: Codable, Equatable, Sendable {
         public var decisionHigh: Double? = nil
         /// The between-run drift (σ of the log-median) added from the noise profile, if any.
         public var driftSD: Double? = nil
+        /// Timing metrics: the smallest slowdown this comparison would call a regression with
+        /// 80% power (as a fraction: 0.12 is 12%), never below the minimum effect.
+        public var detectableEffect: Double? = nil
+        /// Timing metrics: the smallest family-wise level at which the change is significant
+        /// (two-sided p-value of "no change", drift included).
+        public var pValue: Double? = nil
+        /// The row ran more threads than the machine has cores: shown, never decided.
+        public var oversubscribed: Bool? = nil
     }
 
     public var baselineCommit: String
@@ -130,6 +156,30 @@ public struct Comparison: Codable, Equatable, Sendable {
                 \.allocationsPerElement)
             if samples.allSatisfy({ $0 > 0 }) { result.append((.allocationsPerElement, samples)) }
         }
+        if let side = row.scenario.sideMetric {
+            let samples = row.repetitions.compactMap { r in r.sideEvents.map { Double($0) / Double(r.elements) } }
+            if samples.count == row.repetitions.count && samples.allSatisfy({ $0 > 0 }) {
+                result.append((side, samples))
+            }
+        }
+        for (metric, count) in [
+            (Metric.voluntarySwitchesPerElement, { (s: SchedulingCounts) in s.voluntarySwitches }),
+            (.involuntarySwitchesPerElement, { $0.involuntarySwitches }),
+        ] {
+            let samples = row.repetitions.compactMap { r in r.scheduling.map { Double(count($0)) / Double(r.elements) } }
+            if samples.count == row.repetitions.count && samples.allSatisfy({ $0 > 0 }) {
+                result.append((metric, samples))
+            }
+        }
+        if !contentionIsExact(row) {  // counts under real threads vary from run to run, like timings
+            let counted = row.repetitions.prefix(row.contentionRepetitions ?? 0)
+            for (metric, count) in Metric.contention {
+                let samples = counted.compactMap { r in r.contention.map { Double(count($0)) / Double(r.elements) } }
+                if !samples.isEmpty && samples.count == counted.count && samples.allSatisfy({ $0 > 0 }) {
+                    result.append((metric, samples))
+                }
+            }
+        }
         if let floor = row.scenario.floor,
             let floorThreads = floor.threadCounts(requested: [row.threads]).first,
             let floorRow = file.row(RowKey(scenario: floor, design: "floor", threads: floorThreads)),
@@ -160,15 +210,9 @@ public struct Comparison: Codable, Equatable, Sendable {
     ) -> Comparison {
         let base = Dictionary(baseline.rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         var rows: [Row] = []
+        var timings: [TimingCandidate] = []
         var seen = Set<RowKey>()
-        // First pass: how many timing comparisons there are, for the family-wise level.
-        var timingCount = 0
-        for cur in current.rows {
-            guard let old = base[cur.key] else { continue }
-            let oldMetrics = Set(timingSamples(old, in: baseline).map(\.metric))
-            timingCount += timingSamples(cur, in: current).filter { oldMetrics.contains($0.metric) }.count
-        }
-        let decisionTail = decisionTail(comparisons: timingCount)
+        let cores = current.machine.cores
         for cur in current.rows {
             seen.insert(cur.key)
             func row(_ metric: Metric, exact: Bool, verdict: Verdict) -> Row {
@@ -181,37 +225,24 @@ public struct Comparison: Codable, Equatable, Sendable {
                 continue
             }
             guard cur.status == .ok, !cur.repetitions.isEmpty else {
-                var r = row(.verification, exact: true, verdict: .failed)
-                r.ratio = nil
-                rows.append(r)
+                rows.append(row(.verification, exact: true, verdict: .failed))
                 continue
             }
             let oldSamples = Dictionary(
                 timingSamples(old, in: baseline).map { ($0.metric, $0.samples) }, uniquingKeysWith: { a, _ in a })
-            for (name, b) in timingSamples(cur, in: current) {
-                guard let a = oldSamples[name] else { continue }
-                let drift = noise?.driftSD(cur.key, name)
-                var r = timing(
-                    name, baseline: a, current: b, driftSD: drift ?? 0, driftRuns: noise?.runs,
-                    decisionTail: decisionTail, minEffect: minEffect)
-                (r.scenario, r.design, r.threads) = (cur.scenario.rawValue, cur.design, cur.threads)
-                r.driftSD = drift
-                if drift == nil && (r.verdict == .regression || r.verdict == .improvement) {
-                    r.verdict = .noDriftEstimate
-                }
+            let newSamples = timingSamples(cur, in: current).filter { oldSamples[$0.metric] != nil }
+            let primary = primaryMetric(cur.scenario, among: newSamples.map(\.metric))
+            let oversubscribed = cores > 0 && cur.threads > cores
+            for (name, b) in newSamples {
+                var r = row(name, exact: false, verdict: .information)
+                r.oversubscribed = oversubscribed ? true : nil
+                timings.append(
+                    TimingCandidate(
+                        index: rows.count, baseline: oldSamples[name]!, current: b,
+                        driftSD: noise?.driftSD(cur.key, name), decided: name == primary && !oversubscribed))
                 rows.append(r)
             }
-            guard allocationsAreExact(cur) else { continue }  // compared above, like a timing
-            let tolerance =
-                cur.scenario.allocationTolerance(design: SteppingDesign(rawValue: cur.design)) ?? allocationTolerance
-            let a = Statistics.median(old.repetitions.map(\.allocationsPerElement))
-            let b = Statistics.median(cur.repetitions.map(\.allocationsPerElement))
-            let verdict: Verdict = b - a > tolerance ? .regression : a - b > tolerance ? .improvement : .unchanged
-            rows.append(
-                Row(
-                    scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads,
-                    metric: .allocationsPerElement, exact: true, baseline: a, current: b,
-                    ratio: a > 0 ? b / a : nil, ciLow: nil, ciHigh: nil, verdict: verdict))
+            rows += exactCountRows(old, cur)
         }
         for old in baseline.rows where !seen.contains(old.key) {
             rows.append(
@@ -220,6 +251,7 @@ public struct Comparison: Codable, Equatable, Sendable {
                     exact: false, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil,
                     verdict: .onlyInBaseline))
         }
+        let decided = decideTimings(timings, into: &rows, noise: noise, minEffect: minEffect)
         let oldProfiles = Dictionary((baseline.profiles ?? []).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         let newProfiles = Set((current.profiles ?? []).map(\.key))
         for old in baseline.profiles ?? [] where !newProfiles.contains(old.key) {
@@ -238,7 +270,38 @@ public struct Comparison: Codable, Equatable, Sendable {
         rows += pathRows(baseline, current)
         return Comparison(
             baselineCommit: baseline.machine.gitCommit, currentCommit: current.machine.gitCommit,
-            minEffect: minEffect, decisionLevel: 1 - 2 * decisionTail, noiseProfile: noise?.machineId, rows: rows)
+            minEffect: minEffect, decisionLevel: 1 - 2 * decisionTail(comparisons: decided),
+            noiseProfile: noise?.machineId, rows: rows)
+    }
+
+    /// The rows of counts the code fixes, for one row measured in both files: allocations per
+    /// element where the scenario declares them exact (an increase beyond its tolerance is a
+    /// regression), and the contention counters of a counting pass where one thread runs a
+    /// design that delivers synchronously (nothing can contend, so each must stay where it is,
+    /// within ``contentionTolerance``).
+    static func exactCountRows(_ old: ResultsFile.Row, _ cur: ResultsFile.Row) -> [Row] {
+        func exact(_ metric: Metric, _ a: Double, _ b: Double, tolerance: Double) -> Row {
+            let verdict: Verdict = b - a > tolerance ? .regression : a - b > tolerance ? .improvement : .unchanged
+            return Row(
+                scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: metric, exact: true,
+                baseline: a, current: b, ratio: a > 0 ? b / a : nil, ciLow: nil, ciHigh: nil, verdict: verdict)
+        }
+        var rows: [Row] = []
+        if allocationsAreExact(cur) {
+            let tolerance =
+                cur.scenario.allocationTolerance(design: SteppingDesign(rawValue: cur.design)) ?? allocationTolerance
+            rows.append(
+                exact(
+                    .allocationsPerElement, Statistics.median(old.repetitions.map(\.allocationsPerElement)),
+                    Statistics.median(cur.repetitions.map(\.allocationsPerElement)), tolerance: tolerance))
+        }
+        if contentionIsExact(cur) {
+            for (metric, count) in Metric.contention {
+                guard let a = contentionPerElement(old, count), let b = contentionPerElement(cur, count) else { continue }
+                rows.append(exact(metric, a, b, tolerance: contentionTolerance))
+            }
+        }
+        return rows
     }
 
     /// One timing comparison of `metric` (scenario, design and threads left blank for the
@@ -251,25 +314,20 @@ public struct Comparison: Codable, Equatable, Sendable {
         driftRuns: Int? = nil, decisionTail: Double, minEffect: Double,
         reportInterval: Bool = true
     ) -> Row {
-        let ba = MedianBootstrap(a), bb = MedianBootstrap(b)
-        let ratio = bb.median / ba.median
-        func widened(tail: Double) -> (Double, Double) {
-            let (low, high) = MedianBootstrap.ratioInterval(baseline: ba, current: bb, tail: tail)
-            guard driftSD > 0 else { return (low, high) }
-            let quantile =
-                driftRuns.map { Statistics.studentTQuantile(1 - tail, degreesOfFreedom: max(1, $0 - 1)) }
-                ?? Statistics.normalQuantile(1 - tail)
-            let d = log(ratio), w = quantile * 2.0.squareRoot() * driftSD
-            let down = max(0, d - log(low)), up = max(0, log(high) - d)
-            return (exp(d - (down * down + w * w).squareRoot()), exp(d + (up * up + w * w).squareRoot()))
-        }
-        let (decisionLow, decisionHigh) = widened(tail: decisionTail)
-        let (low, high) = reportInterval ? widened(tail: 0.025) : (decisionLow, decisionHigh)
-        return Row(
+        let evidence = TimingEvidence(baseline: a, current: b, driftSD: driftSD, driftRuns: driftRuns)
+        let (decisionLow, decisionHigh) = evidence.interval(tail: decisionTail)
+        let (low, high) = reportInterval ? evidence.interval(tail: 0.025) : (decisionLow, decisionHigh)
+        var row = Row(
             scenario: "", design: "", threads: 0, metric: metric, exact: false,
-            baseline: ba.median, current: bb.median, ratio: ratio, ciLow: low, ciHigh: high,
+            baseline: evidence.baseline.median, current: evidence.current.median, ratio: evidence.ratio,
+            ciLow: low, ciHigh: high,
             verdict: verdict(low: decisionLow, high: decisionHigh, minEffect: minEffect),
             decisionLow: decisionLow, decisionHigh: decisionHigh)
+        if reportInterval {
+            row.detectableEffect = evidence.detectableEffect(
+                decision: (decisionLow, decisionHigh), ninetyFive: (low, high), minEffect: minEffect)
+        }
+        return row
     }
 
     /// The timing rule (see the type's documentation), on the decision interval.
@@ -278,6 +336,6 @@ public struct Comparison: Codable, Equatable, Sendable {
         if low > 1 && high >= up { return .regression }
         if high < 1 && low <= down { return .improvement }
         if (low >= down && high <= up) || low > 1 || high < 1 { return .unchanged }
-        return .tooNoisy
+        return .inconclusive
     }
 }

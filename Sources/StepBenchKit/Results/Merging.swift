@@ -67,7 +67,7 @@ extension ResultsFile {
                         latency: latency))
             }
             if out.status != .ok { out.repetitions = [] }
-            out.summary = out.status == .ok ? Summary(out.repetitions) : nil
+            out.summary = out.status == .ok ? Summary(out.repetitions, side: out.scenario.sideMetric) : nil
             return out
         }
         merged.configuration.repetitions = files.count

@@ -1,3 +1,5 @@
+import Stepping
+
 /// The figures StepBench reports, by the names results, comparisons, noise profiles and exports
 /// use for them (their raw values, which files and scripts read).
 public enum Metric: String, Codable, CaseIterable, Sendable {
@@ -19,6 +21,23 @@ public enum Metric: String, Codable, CaseIterable, Sendable {
     case instructionsPerEvent = "instructions_per_event"
     case synchronisingPerEvent = "synchronising_instructions_per_event"
     case allocationsPerEvent = "allocations_per_event"
+    /// stale-storm: the hammers' stale and duplicate promise calls per element
+    /// (``RepetitionResult/sideEvents``).
+    case staleCallsPerElement = "stale_calls_per_element"
+    /// cancel-race: inputs delivered per round before the cancel won.
+    case inputsPerRound = "inputs_per_round"
+    /// Context switches of the whole process per element (getrusage): voluntary (a thread
+    /// parked) and involuntary (a thread was preempted).
+    case voluntarySwitchesPerElement = "voluntary_switches_per_element"
+    case involuntarySwitchesPerElement = "involuntary_switches_per_element"
+    /// What contention made the design do per element (a counting build's pass,
+    /// `ContentionCounts`).
+    case exchangeFailuresPerElement = "exchange_failures_per_element"
+    case borrowYieldsPerElement = "borrow_yields_per_element"
+    case completingYieldsPerElement = "completing_yields_per_element"
+    case lockSlowPathsPerElement = "lock_slow_paths_per_element"
+    case drainWakeupsPerElement = "drain_wakeups_per_element"
+    case executorJobsPerElement = "executor_jobs_per_element"
     /// A comparison row about a whole row: measured on one side only.
     case all
     /// A comparison row about a whole row: it failed its verification.
@@ -31,11 +50,26 @@ public enum Metric: String, Codable, CaseIterable, Sendable {
         case .allocationsPerElement, .allocationsPerEvent: "allocations"
         case .instructionsPerElement, .instructionsPerEvent, .synchronisingPerEvent: "instructions"
         case .nsPerElementVsFloor: "ratio"
+        case .staleCallsPerElement, .inputsPerRound, .voluntarySwitchesPerElement, .involuntarySwitchesPerElement,
+            .exchangeFailuresPerElement, .borrowYieldsPerElement, .completingYieldsPerElement,
+            .lockSlowPathsPerElement, .drainWakeupsPerElement, .executorJobsPerElement:
+            "events"
         case .all, .verification: ""
         case .nsPerElement, .cpuNsPerElement, .latencyP50, .latencyP90, .latencyP99, .latencyP999, .latencyMax: "ns"
         }
     }
 
-    /// Whether a smaller value is better.
+    /// Whether a smaller value is better (for the side counts: neither is; they explain).
     public var smallerIsBetter: Bool { self != .elementsPerSecond }
+
+    /// The contention counters, in the order tables show them, with how to read each from a
+    /// repetition's counts.
+    public static let contention: [(metric: Metric, count: @Sendable (ContentionCounts) -> UInt64)] = [
+        (.exchangeFailuresPerElement, { $0.exchangeFailures }),
+        (.borrowYieldsPerElement, { $0.borrowYields }),
+        (.completingYieldsPerElement, { $0.completingYields }),
+        (.lockSlowPathsPerElement, { $0.lockSlowPaths }),
+        (.drainWakeupsPerElement, { $0.drainWakeups }),
+        (.executorJobsPerElement, { $0.executorJobs }),
+    ]
 }

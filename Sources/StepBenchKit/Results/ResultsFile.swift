@@ -124,6 +124,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         /// How many of `repetitions` carry their own allocation count (stepbench/2, two passes:
         /// the allocation pass's repetitions, reused cyclically by the rest); nil: all of them.
         public var allocationRepetitions: Int? = nil
+        /// How many of `repetitions` carry their own contention counts (from a counting build's
+        /// pass, reused cyclically by the rest); nil: none was counted.
+        public var contentionRepetitions: Int? = nil
     }
 
     /// Whether a row's scenario verified its own outcome (JSON: "ok", "failed").
@@ -160,8 +163,14 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         public var ratioToFloor: Double?
         /// Median p50 latency over the floor row's (async-step only).
         public var latencyP50RatioToFloor: Double?
+        /// The counts that explain a timing, per element, by metric name (``Metric``): the
+        /// scenario's side count (stale calls, inputs per round), context switches, and the
+        /// contention counters of a counting pass (medians over the repetitions that carry them).
+        public var counts: [String: Double]?
 
-        public init(_ reps: [RepetitionResult]) {
+        /// `side`: the metric of the repetitions' side events (``ScenarioKind/sideMetric``);
+        /// `counted`: how many of `reps` carry their own contention counts (the rest repeat them).
+        public init(_ reps: [RepetitionResult], side: Metric? = nil, counted: Int? = nil) {
             nsPerElement = Estimate(reps.map(\.nsPerElement))
             elementsPerSecond = Estimate(reps.map(\.elementsPerSecond))
             allocationsPerElement = Estimate(reps.map(\.allocationsPerElement))
@@ -176,6 +185,20 @@ public struct ResultsFile: Codable, Equatable, Sendable {
                 latencyP999 = Estimate(latencies.map { Double($0.p999) })
                 latencyMax = Estimate(latencies.map { Double($0.max) })
             }
+            var counts: [String: Double] = [:]
+            func add(_ metric: Metric?, _ reps: ArraySlice<RepetitionResult>, _ count: (RepetitionResult) -> UInt64?) {
+                guard let metric, !reps.isEmpty else { return }
+                let values = reps.compactMap { r in count(r).map { Double($0) / Double(r.elements) } }
+                if values.count == reps.count { counts[metric.rawValue] = Statistics.median(values) }
+            }
+            let all = reps[...]
+            add(side, all) { $0.sideEvents }
+            add(.voluntarySwitchesPerElement, all) { $0.scheduling?.voluntarySwitches }
+            add(.involuntarySwitchesPerElement, all) { $0.scheduling?.involuntarySwitches }
+            for (metric, count) in Metric.contention {
+                add(metric, reps.prefix(counted ?? 0)) { $0.contention.map(count) }
+            }
+            self.counts = counts.isEmpty ? nil : counts
         }
     }
 

@@ -1,3 +1,4 @@
+@_spi(Measurement) import Stepping
 import Synchronization
 
 /// Brackets one measured phase: wall time, CPU time and allocations between `start()` and
@@ -11,11 +12,15 @@ public struct Meter {
     public private(set) var allocations: UInt64 = 0
     public private(set) var scheduling: SchedulingCounts?
     private var startScheduling: SchedulingSnapshot?
+    /// What contention made the designs do in the window (a counting build only, else nil).
+    public private(set) var contention: ContentionCounts?
+    private var startContention: ContentionCounts?
 
     public init() {}
 
     public mutating func start() throws {
         startScheduling = SchedulingSnapshot.now()  // allocates: before the allocation count starts
+        startContention = Contention.snapshot()
         let hooks = try MeterHooks.current()
         startAllocations = try hooks.countAllocations()
         startCPU = ResourceUsage.now().cpuNanoseconds
@@ -31,6 +36,7 @@ public struct Meter {
         let end = endedAt ?? monotonicNanoseconds()
         let cpu = ResourceUsage.now().cpuNanoseconds
         let allocs = try hooks.countAllocations()
+        if let startContention, let now = Contention.snapshot() { contention = now.since(startContention) }
         elapsedNanoseconds = end - startTime
         cpuNanoseconds = cpu - startCPU
         allocations = allocs - startAllocations

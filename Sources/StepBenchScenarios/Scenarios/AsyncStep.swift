@@ -6,33 +6,60 @@ import Synchronization
 /// `async-step`: two threads. An emitter thread is the upstream (it waits for demand and sends
 /// the next input); the stepper hands each promise to a fulfiller thread, which calls
 /// `promise(.more)`. Latency per element = from the fulfiller's `.more` to the next input at the
-/// stepper. Hand-offs spin, then yield (``SpinSlot``); the waiting main thread parks.
+/// stepper. Hand-offs spin, then yield (``HandOff/spinYield``); the waiting main thread parks.
 /// Floor: `floor-async`, the very same threads and hand-offs with a plain subscriber whose
 /// "promise" is the fulfiller calling `request(.max(1))` itself.
+///
+/// `async-park` is the same scenario with hand-offs that park (``HandOff/park``): the emitter
+/// sleeps until demand arrives and the fulfiller until a promise does, as a `pace` on a
+/// `DispatchQueue` would. The spinning variant is right for designs that run the stepper on the
+/// caller's thread; a design that hands work to its own executor (the actors) needs a third
+/// thread, which two spinning threads on a two-core machine keep waiting for a yield, so those
+/// designs are read here. Floor: `floor-async-park`.
 enum AsyncStep {
-    /// Upstream on its own thread: waits for demand (``SpinWait``), then emits.
-    final class SpinUpstream: Subscription, @unchecked Sendable {
+    /// Upstream on its own thread: waits for demand (spinning, or parked until `request`
+    /// wakes it, as its ``HandOff`` says), then emits.
+    final class HandOffUpstream: Subscription, @unchecked Sendable {
+        let handOff: HandOff
         let demand = Atomic<Int>(0)
         let cancelled = Atomic<Bool>(false)
         let violations = Atomic<Int>(0)
+        private let demanded = DispatchSemaphore(value: 0)
+        init(_ handOff: HandOff) { self.handOff = handOff }
         func request(_ d: Subscribers.Demand) {
             let now = demand.add(d.max ?? 1, ordering: .acquiringAndReleasing).newValue
             if now > 1 || d == .none { violations.add(1, ordering: .relaxed) }
+            if handOff == .park { demanded.signal() }
         }
-        func cancel() { cancelled.store(true, ordering: .releasing) }
+        func cancel() {
+            cancelled.store(true, ordering: .releasing)
+            if handOff == .park { demanded.signal() }
+        }
+
+        /// Waits until there is demand (true) or the stream is to stop (false).
+        @inline(__always)
+        private func awaitDemand(stop: () -> Bool) -> Bool {
+            var stopped = false  // cancel and stop are checked at every poll or wake-up
+            func ready() -> Bool {
+                if demand.load(ordering: .acquiring) != 0 { return true }
+                stopped = cancelled.load(ordering: .relaxed) || stop()
+                return stopped
+            }
+            switch handOff {
+            case .spinYield: _ = SpinWait.until(ready)
+            case .park:
+                // A signal left over from demand that was already taken only costs a re-check.
+                while !ready() { _ = demanded.wait(timeout: .now() + .milliseconds(10)) }
+            }
+            return !stopped
+        }
 
         /// Emits until done; returns early if cancelled or `stop()` (the scenario gave up).
         func emit<S: Subscriber>(_ count: Int, to subscriber: S, stop: () -> Bool)
         where S.Input == Int, S.Failure == Never {
             subscriber.receive(subscription: self)
             for value in 0..<count {
-                var stopped = false  // cancel and stop are checked at every poll
-                _ = SpinWait.until {
-                    if demand.load(ordering: .acquiring) != 0 { return true }
-                    stopped = cancelled.load(ordering: .relaxed) || stop()
-                    return stopped
-                }
-                if stopped { return }
+                guard awaitDemand(stop: stop) else { return }
                 demand.subtract(1, ordering: .acquiringAndReleasing)
                 let more = subscriber.receive(value)
                 if more != .none { request(more) }
@@ -45,11 +72,12 @@ enum AsyncStep {
     /// only by its calls (serial: rule S1, or upstream's serial signals for the floor); `moreAt`
     /// crosses threads through the atomic.
     final class Shared<Token>: @unchecked Sendable {
-        let slot = SpinSlot<Token>()
+        let slot: HandOffSlot<Token>
         let moreAt = Atomic<UInt64>(0)
         let done = Atomic<Bool>(false)
         var latency = LatencyRecorder()
         let check = OrderCheck()
+        init(_ handOff: HandOff) { slot = HandOffSlot(handOff) }
 
         /// On the receiving side, per input: latency since the fulfiller's `.more`, order.
         @inline(__always)
@@ -62,17 +90,17 @@ enum AsyncStep {
         }
     }
 
-    static func run(design: SteppingDesign, elements n: Int) throws -> RepetitionResult {
-        let shared = Shared<StepPromise>()
+    static func run(design: SteppingDesign, handOff: HandOff, elements n: Int) throws -> RepetitionResult {
+        let shared = Shared<StepPromise>(handOff)
         let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
             switch event {
             case .input(let value, let promise): shared.arrived(value, token: promise)
             case .completion: shared.check.finish()
             }
         }
-        return try handOff(
-            "async-step \(design)", shared, n, subscriber: Unchecked(AnySubscriber(subscriber)),
-            upstream: SpinUpstream()
+        return try relay(
+            "\(handOff == .park ? "async-park" : "async-step") \(design)", shared, n,
+            subscriber: Unchecked(AnySubscriber(subscriber)), upstream: HandOffUpstream(handOff)
         ) {
             promise, _ in promise(.more)
         }
@@ -81,9 +109,9 @@ enum AsyncStep {
     /// The scenario's body, for a design and for its floor: an emitter thread runs `upstream`
     /// into `subscriber` (type-erased alike for both), a fulfiller thread takes each token and
     /// calls `fulfil`.
-    static func handOff<Token>(
+    static func relay<Token>(
         _ name: String, _ shared: Shared<Token>, _ n: Int, subscriber: Unchecked<AnySubscriber<Int, Never>>,
-        upstream: SpinUpstream, fulfil: @escaping @Sendable (Token, SpinUpstream) -> Void
+        upstream: HandOffUpstream, fulfil: @escaping @Sendable (Token, HandOffUpstream) -> Void
     ) throws -> RepetitionResult {
         let fulfillerDone = Latch(count: 1)
         var meter = Meter()
@@ -109,9 +137,10 @@ enum AsyncStep {
     }
 }
 
-/// `floor-async`: async-step without the stepping subscriber. The same emitter, fulfiller,
-/// spin-yield slot, timestamps and parked waiter; the receiving side is a plain subscriber that
-/// hands a token to the fulfiller, which asks upstream for `.max(1)` itself.
+/// `floor-async` (`floor-async-park`): async-step (async-park) without the stepping subscriber.
+/// The same emitter, fulfiller, hand-off slot, timestamps and parked waiter; the receiving side
+/// is a plain subscriber that hands a token to the fulfiller, which asks upstream for `.max(1)`
+/// itself.
 enum FloorAsync {
     final class Receiver: Subscriber, @unchecked Sendable {  // called serially by the emitter
         typealias Input = Int
@@ -127,11 +156,11 @@ enum FloorAsync {
         func receive(completion: Subscribers.Completion<Never>) { shared.check.finish() }
     }
 
-    static func run(elements n: Int) throws -> RepetitionResult {
-        let shared = AsyncStep.Shared<Bool>()
-        return try AsyncStep.handOff(
-            "floor-async", shared, n, subscriber: Unchecked(AnySubscriber(Receiver(shared))),
-            upstream: AsyncStep.SpinUpstream()
+    static func run(handOff: HandOff, elements n: Int) throws -> RepetitionResult {
+        let shared = AsyncStep.Shared<Bool>(handOff)
+        return try AsyncStep.relay(
+            handOff == .park ? "floor-async-park" : "floor-async", shared, n,
+            subscriber: Unchecked(AnySubscriber(Receiver(shared))), upstream: AsyncStep.HandOffUpstream(handOff)
         ) { _, upstream in upstream.request(.max(1)) }
     }
 }

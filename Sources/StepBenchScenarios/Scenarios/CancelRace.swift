@@ -7,7 +7,9 @@ import Synchronization
 /// `cancel()` the subscriber at a random point while inputs flow. Checks rule C4 every round
 /// (upstream cancelled exactly once; after `cancel()` returned the stepper is called at most
 /// once more). Elements = rounds; latency = from the first `cancel()` call to upstream seeing
-/// its `cancel`. Between rounds the cancellers park, and the main thread parks while they race.
+/// its `cancel` (the headline: a round's time is mostly the harness's wake-ups and checks);
+/// side events = inputs delivered over all rounds (inputs per round: how far the race let the
+/// stream run). Between rounds the cancellers park, and the main thread parks while they race.
 /// Floor: `floor-cancel-race`, the same rounds and cancellers around a plain cancellable
 /// subscriber.
 enum CancelRace {
@@ -55,6 +57,7 @@ enum CancelRace {
         let wake = (0..<cancellers).map { _ in DispatchSemaphore(value: 0) }
         var rng = SplitMix64(seed: 42)
         var latency = LatencyRecorder()
+        var inputs: UInt64 = 0
         for c in 0..<cancellers {
             startThread("cancel-race-\(c)") {
                 while true {
@@ -97,10 +100,11 @@ enum CancelRace {
             try verify(conduit.violations.isEmpty, "\(name) round \(r): demand violation")
             let called = round.firstCallAt.load(ordering: .relaxed)
             if conduit.cancelledAt >= called { latency.record(conduit.cancelledAt - called) }
+            inputs += UInt64(round.seen.load(ordering: .relaxed))
             round.target = nil
         }
         try meter.stop()
-        return RepetitionResult(meter: meter, elements: rounds, latency: latency.summary)
+        return RepetitionResult(meter: meter, elements: rounds, latency: latency.summary, sideEvents: inputs)
     }
 }
 

@@ -68,29 +68,38 @@ enum StaleStorm {
             "stale-storm \(design)", threads: threads, n: n, check: check, log: log,
             subscribe: { $0.subscribe(subscriber) },
             hammer: { stale, latest, r in
-                stale?(r & 1 == 0 ? .more : .cancel)
-                if r & 6 == 0 { latest?(.more) }
+                guard let stale, let latest else { return 0 }
+                stale(r & 1 == 0 ? .more : .cancel)
+                guard r & 6 == 0 else { return 1 }
+                latest(.more)
+                return 2
             })
     }
 
     /// The scenario's body, for a design and for its floor: `threads − 1` hammer threads call
-    /// `hammer` with tokens from `log` until the stream is over; the main thread parks.
+    /// `hammer` with tokens from `log` until the stream is over; the main thread parks. `hammer`
+    /// returns how many promise calls it made; their total over the stream is the repetition's
+    /// ``RepetitionResult/sideEvents`` (stale calls per element: a slower stale path makes
+    /// fewer of them, and so less interference, which this count shows).
     static func storm<Token>(
         _ name: String, threads: Int, n: Int, check: OrderCheck, log: TokenLog<Token>,
-        subscribe: (CountingUpstream) -> Void, hammer: @escaping @Sendable (Token?, Token?, UInt64) -> Void
+        subscribe: (CountingUpstream) -> Void, hammer: @escaping @Sendable (Token?, Token?, UInt64) -> UInt64
     ) throws -> RepetitionResult {
         let upstream = CountingUpstream(count: n)
         let stop = Atomic<Bool>(false)
+        let calls = Atomic<UInt64>(0)
         let hammers = threads - 1
         let stopped = hammers > 0 ? Latch(count: hammers) : nil
         for h in 0..<hammers {
             startThread("stale-storm-\(h)") {
                 var rng = SplitMix64(seed: UInt64(h + 1))
+                var made: UInt64 = 0  // this thread's calls, added to `calls` once at the end
                 while !stop.load(ordering: .relaxed) {
                     let r = rng.next()
                     let (stale, latest) = log.pick(r)
-                    hammer(stale, latest, r)
+                    made += hammer(stale, latest, r)
                 }
+                calls.add(made, ordering: .relaxed)
                 stopped?.countDown()
             }
         }
@@ -108,7 +117,7 @@ enum StaleStorm {
             upstream.conduit?.violations.isEmpty == true,
             "\(name): demand violation (a stale or duplicate promise acted)")
         try verify(upstream.conduit?.cancels == 0, "\(name): a stale .cancel cancelled upstream")
-        return RepetitionResult(meter: meter, elements: n)
+        return RepetitionResult(meter: meter, elements: n, sideEvents: calls.load(ordering: .relaxed))
     }
 }
 
@@ -145,8 +154,11 @@ enum FloorStaleStorm {
             "floor-stale-storm", threads: threads, n: n, check: receiver.check, log: log,
             subscribe: { $0.subscribe(receiver) },
             hammer: { stale, latest, r in
-                stale?.touch()
-                if r & 6 == 0 { latest?.touch() }
+                guard let stale, let latest else { return 0 }
+                stale.touch()
+                guard r & 6 == 0 else { return 1 }
+                latest.touch()
+                return 2
             })
     }
 }

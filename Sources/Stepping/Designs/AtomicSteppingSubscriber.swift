@@ -63,6 +63,7 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         var old = Word(raw: word.load(ordering: .acquiring))
         while true {
             if borrowing && old.borrowersFull {
+                ContentionEvent.borrowYield.count()
                 sched_yield()
                 old = Word(raw: word.load(ordering: .acquiring))
                 continue
@@ -71,6 +72,7 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
             let (exchanged, original) = word.compareExchange(
                 expected: old.raw, desired: new.raw, ordering: .acquiringAndReleasing)
             if exchanged { return (old, new) }
+            ContentionEvent.exchangeFailure.count()
             old = Word(raw: original)
         }
     }
@@ -146,6 +148,7 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
                 endBorrow()
                 return .none
             case .completing:
+                ContentionEvent.completingYield.count()
                 sched_yield()  // another thread is storing a completion (a misbehaving upstream)
             default:
                 endBorrow()  // cancelled during the call: the word is dead

@@ -21,10 +21,21 @@ final class MutexSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
         mutex = Mutex(Unchecked(StepStateMachine(stepper: StepperBox(stepper))))
     }
 
+    /// `mutex.withLock(body)`. A counting build tries the lock first and counts a lock that was
+    /// not free (``ContentionEvent``).
+    @inlinable @inline(__always)
+    func locked<R: Sendable>(_ body: (inout sending Unchecked<StepStateMachine>) -> sending R) -> R {
+        #if STEPBENCH_COUNTING
+            if let result = mutex.withLockIfAvailable(body) { return result }
+            ContentionEvent.lockSlowPath.count()
+        #endif
+        return mutex.withLock(body)
+    }
+
     @inlinable
     func receive(subscription: any Subscription) {
         let subscription = Unchecked(subscription)
-        let action = mutex.withLock { Unchecked($0.value.receiveSubscription(subscription.value)) }
+        let action = locked { Unchecked($0.value.receiveSubscription(subscription.value)) }
         switch action.value {
         case .requestFirst(let subscription): subscription.request(.max(1))
         case .cancel(let subscription): subscription.cancel()
@@ -33,10 +44,10 @@ final class MutexSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
 
     @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
-        let action = mutex.withLock { Unchecked($0.value.receiveInput()) }
+        let action = locked { Unchecked($0.value.receiveInput()) }
         guard case .callStepper(let stepper, let id) = action.value else { return .none }
         unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(input, StepPromise(target: self, id: id))
-        let returned = mutex.withLock { Unchecked($0.value.stepperReturned()) }
+        let returned = locked { Unchecked($0.value.stepperReturned()) }
         // The common case inline: a static call on the generic `StepperBox<Input, Failure>` would
         // look up its metadata for every element (the per-function profile shows it).
         return returned.value.perform()
@@ -45,17 +56,17 @@ final class MutexSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
     @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
         let ending = Unchecked(StepStateMachine.Ending(completion))
-        let action = mutex.withLock { Unchecked($0.value.receiveCompletion(ending.value)) }
+        let action = locked { Unchecked($0.value.receiveCompletion(ending.value)) }
         action.value.perform(ending.value)
     }
 
     @inlinable
     func cancel() {
-        mutex.withLock { Unchecked($0.value.cancel()) }.value.perform()
+        locked { Unchecked($0.value.cancel()) }.value.perform()
     }
 
     @usableFromInline
     func completePromise(id: StepStateMachine.PromiseID, request: StepRequest) {
-        mutex.withLock { Unchecked($0.value.completePromise(id: id, request: request)) }.value.perform()
+        locked { Unchecked($0.value.completePromise(id: id, request: request)) }.value.perform()
     }
 }

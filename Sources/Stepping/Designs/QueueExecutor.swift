@@ -17,6 +17,7 @@ final class QueueExecutor: SerialExecutor, TaskExecutor {
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
+        ContentionEvent.executorJob.count()
         let job = UnownedJob(job)
         let serial = asUnownedSerialExecutor()
         let task = asUnownedTaskExecutor()

@@ -1,0 +1,163 @@
+import Foundation
+import StepBenchScenarios
+import Stepping
+
+extension ScenarioKind {
+    /// The metric a timing comparison decides this scenario on (the type's family, see
+    /// ``Comparison``): the paired ratio to the floor where there is a floor, so that drift of
+    /// the whole machine cancels; latency where the elapsed time is mostly the harness's
+    /// (cancel-race's rounds: wake-ups, latches, checks) or the timer's (pace-jitter), and for
+    /// the floor-pingpong hand-off; ns/element for the other floors.
+    public var primaryMetric: Metric {
+        switch self {
+        case .cancelRace, .floorCancelRace, .paceJitter, .floorPace, .floorPingPong: .latencyP50
+        case .syncStep, .asyncStep, .asyncPark, .staleStorm, .fanOut: .nsPerElementVsFloor
+        case .floorSync, .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorFanOut: .nsPerElement
+        }
+    }
+
+    /// The scenario's own count of the work around its elements, per element
+    /// (``RepetitionResult/sideEvents``), if it keeps one.
+    public var sideMetric: Metric? {
+        switch self {
+        case .staleStorm, .floorStaleStorm: .staleCallsPerElement
+        case .cancelRace, .floorCancelRace: .inputsPerRound
+        default: nil
+        }
+    }
+}
+
+extension Comparison {
+    /// A row's primary metric among those both files measured (``ScenarioKind/primaryMetric``;
+    /// ns/element when the files lack it, e.g. a row measured without its floor).
+    static func primaryMetric(_ scenario: ScenarioKind, among metrics: [Metric]) -> Metric? {
+        metrics.contains(scenario.primaryMetric)
+            ? scenario.primaryMetric : metrics.contains(.nsPerElement) ? .nsPerElement : nil
+    }
+
+    /// One timing metric of one row, measured in both files, waiting for its verdict.
+    struct TimingCandidate {
+        /// Where its row sits in the comparison's rows.
+        var index: Int
+        var baseline: [Double]
+        var current: [Double]
+        var driftSD: Double?
+        /// Part of the decided family (the row's primary metric, not oversubscribed).
+        var decided: Bool
+    }
+
+    /// Decides the candidates (see the type's documentation: Holm over the decided ones,
+    /// `information` for the rest) and fills in their rows. Returns the family's size.
+    static func decideTimings(
+        _ candidates: [TimingCandidate], into rows: inout [Row], noise: NoiseProfile?, minEffect: Double
+    ) -> Int {
+        let family = candidates.filter(\.decided)
+        let m = family.count
+        let bonferroni = decisionTail(comparisons: m)
+        func evidence(_ c: TimingCandidate) -> TimingEvidence {
+            TimingEvidence(baseline: c.baseline, current: c.current, driftSD: c.driftSD ?? 0, driftRuns: noise?.runs)
+        }
+        func fill(_ c: TimingCandidate, tail: Double, decided: Bool, pValue: Double?) {
+            var r = timing(
+                rows[c.index].metric, baseline: c.baseline, current: c.current, driftSD: c.driftSD ?? 0,
+                driftRuns: noise?.runs, decisionTail: tail, minEffect: minEffect)
+            (r.scenario, r.design, r.threads) = (rows[c.index].scenario, rows[c.index].design, rows[c.index].threads)
+            r.driftSD = c.driftSD
+            r.oversubscribed = rows[c.index].oversubscribed
+            r.pValue = pValue
+            if !decided {
+                r.verdict = .information
+            } else if c.driftSD == nil && (r.verdict == .regression || r.verdict == .improvement) {
+                r.verdict = .noDriftEstimate
+            }
+            rows[c.index] = r
+        }
+        // Holm's step-down over the family, smallest p-value first.
+        let ordered = family.map { ($0, evidence($0).pValue()) }.sorted { $0.1 < $1.1 }
+        var stopped = false
+        for (k, (candidate, p)) in ordered.enumerated() {
+            let tail = stopped ? bonferroni : decisionTail(comparisons: m - k)
+            if !stopped && p > 2 * tail { stopped = true }
+            fill(candidate, tail: stopped ? bonferroni : tail, decided: true, pValue: p)
+        }
+        for c in candidates where !c.decided {
+            fill(c, tail: bonferroni, decided: false, pValue: nil)
+        }
+        return m
+    }
+
+    /// Whether `row`'s contention counts are fixed by the code: one thread runs a design that
+    /// calls its stepper synchronously (or a floor), so nothing can contend.
+    static func contentionIsExact(_ row: ResultsFile.Row) -> Bool {
+        row.scenario.isSingleThreaded(threads: row.threads)
+            && (SteppingDesign(rawValue: row.design)?.deliversSynchronously ?? true)
+    }
+
+    /// Two exact contention counts per element further apart than this differ (one event more
+    /// in a hundred elements).
+    static let contentionTolerance = 0.01
+
+    /// The median over `row`'s counted repetitions of one contention count per element; nil
+    /// when the row was not counted.
+    static func contentionPerElement(_ row: ResultsFile.Row, _ count: (ContentionCounts) -> UInt64) -> Double? {
+        let counted = row.repetitions.prefix(row.contentionRepetitions ?? 0)
+        let values = counted.compactMap { r in r.contention.map { Double(count($0)) / Double(r.elements) } }
+        guard !values.isEmpty, values.count == counted.count else { return nil }
+        return Statistics.median(values)
+    }
+}
+
+/// The bootstrap evidence of one timing comparison: the two samples' medians, and the interval
+/// of their ratio at any tail, widened by the between-run drift (see ``Comparison``).
+struct TimingEvidence {
+    let baseline: MedianBootstrap
+    let current: MedianBootstrap
+    let driftSD: Double
+    let driftRuns: Int?
+    var ratio: Double { current.median / baseline.median }
+
+    init(baseline a: [Double], current b: [Double], driftSD: Double, driftRuns: Int?) {
+        baseline = MedianBootstrap(a)
+        current = MedianBootstrap(b)
+        self.driftSD = driftSD
+        self.driftRuns = driftRuns
+    }
+
+    /// The (low, high) quantiles at `tail` and 1 − `tail` of the ratio, drift included.
+    func interval(tail: Double) -> (Double, Double) {
+        let (low, high) = MedianBootstrap.ratioInterval(baseline: baseline, current: current, tail: tail)
+        guard driftSD > 0 else { return (low, high) }
+        let quantile =
+            driftRuns.map { Statistics.studentTQuantile(1 - tail, degreesOfFreedom: max(1, $0 - 1)) }
+            ?? Statistics.normalQuantile(1 - tail)
+        let d = log(ratio), w = quantile * 2.0.squareRoot() * driftSD
+        let down = max(0, d - log(low)), up = max(0, log(high) - d)
+        return (exp(d - (down * down + w * w).squareRoot()), exp(d + (up * up + w * w).squareRoot()))
+    }
+
+    /// The two-sided p-value of "no change": twice the largest tail at which the interval still
+    /// holds 1 (bisection in log space; the interval narrows as the tail grows).
+    func pValue() -> Double {
+        func excludesOne(_ tail: Double) -> Bool {
+            let (low, high) = interval(tail: tail)
+            return low > 1 || high < 1
+        }
+        guard excludesOne(0.5 - 1e-9) else { return 1 }
+        var lo = log(1e-15), hi = log(0.5 - 1e-9)  // excludes at hi; below lo counts as 0
+        if excludesOne(exp(lo)) { return 2 * exp(lo) }
+        for _ in 0..<40 {
+            let mid = (lo + hi) / 2
+            if excludesOne(exp(mid)) { hi = mid } else { lo = mid }
+        }
+        return 2 * exp(hi)
+    }
+
+    /// The slowdown the decision interval would call a regression with 80% power (see
+    /// ``Comparison``), as a fraction, never below `minEffect`.
+    func detectableEffect(decision: (Double, Double), ninetyFive: (Double, Double), minEffect: Double) -> Double {
+        let d = log(ratio)
+        let h = max(log(decision.1) - d, d - log(decision.0))
+        let sigma = max(log(ninetyFive.1) - d, d - log(ninetyFive.0)) / Statistics.normalQuantile(0.975)
+        return max(minEffect, exp(h + Statistics.normalQuantile(0.8) * sigma) - 1)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+@_spi(Measurement) import Stepping
+import StepBenchScenarios
+
+/// The counting pass, asked of a counting build of stepbench (`Contention.isCounting`; built
+/// with `-Xswiftc -DSTEPBENCH_COUNTING`): the same combinations and order as the run that asks,
+/// each repetition recording what contention made the designs do (``RepetitionResult/contention``).
+/// Its timing is not used: the counters cost a little.
+public struct CountingRequest: Codable, Equatable, Sendable {
+    public var designs: [String]
+    public var scenarios: [ScenarioKind]
+    public var threads: [Int]
+    public var elements: Int?
+    public var preset: Preset
+    public var repetitions: Int
+    public var warmup: Bool
+    public var orderSeed: UInt64
+    public var allowDebug: Bool
+
+    /// Repetitions of the counting pass: as many as the allocation pass, enough to see a count
+    /// that follows thread timing vary.
+    public static func repetitions(timing: Int) -> Int { RunPasses.allocationRepetitions(timing: timing) }
+
+    public init(_ configuration: RunConfiguration, orderSeed: UInt64) {
+        designs = configuration.designs.map(\.rawValue)
+        scenarios = configuration.scenarios
+        threads = configuration.threads
+        elements = configuration.elements
+        preset = configuration.preset
+        repetitions = Self.repetitions(timing: configuration.effectiveRepetitions)
+        warmup = configuration.warmup
+        self.orderSeed = orderSeed
+        allowDebug = configuration.allowDebug
+    }
+
+    /// Runs the pass in this process (the child's side); fails in a build that does not count.
+    public func run() throws -> ResultsFile {
+        guard Contention.isCounting else {
+            throw ResultsError(
+                "counting pass: this stepbench does not count contention; give the path of a counting build (swift build -c release -Xswiftc -DSTEPBENCH_COUNTING --scratch-path <another folder>)"
+            )
+        }
+        var configuration = RunConfiguration()
+        configuration.designs = try designs.map { name in
+            guard let design = SteppingDesign(rawValue: name) else {
+                throw ResultsError("counting pass: unknown design '\(name)' (the two builds differ?)")
+            }
+            return design
+        }
+        configuration.scenarios = scenarios
+        configuration.threads = threads
+        configuration.elements = elements
+        configuration.preset = preset
+        configuration.repetitions = repetitions
+        configuration.warmup = warmup
+        configuration.orderSeed = orderSeed
+        configuration.allowDebug = allowDebug
+        try configuration.validate()
+        var runner = BenchmarkRunner(configuration: configuration)
+        let tty = isatty(STDERR_FILENO) != 0
+        runner.progress = { FileHandle.standardError.write(Data((tty ? "\r\u{1B}[K\($0)" : "\($0)\n").utf8)) }
+        let file = runner.run()
+        if tty { FileHandle.standardError.write(Data("\n".utf8)) }
+        return file
+    }
+
+    /// Asks the counting build at `binary` (its `child` command) and reads its answer; its
+    /// progress goes to this process's standard error.
+    public func ask(_ binary: URL) throws -> ResultsFile {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["child"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        do { try process.run() } catch {
+            throw ResultsError("counting pass: cannot start \(binary.path) (\(error.localizedDescription))")
+        }
+        input.fileHandleForWriting.write(try JSONEncoder().encode(ChildRequest.counting(self)))
+        try? input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw ResultsError(
+                "counting pass: \(binary.path) exited with \(process.terminationStatus); see the lines above")
+        }
+        do { return try JSONDecoder().decode(ResultsFile.self, from: data) } catch {
+            throw ResultsError("counting pass: the answer of \(binary.path) is not a results file (\(error))")
+        }
+    }
+}
+
+extension RunPasses {
+    /// `file` with each repetition's contention counts taken from the counting pass's
+    /// repetitions of the same row (cyclically, as allocations are). A row that failed its
+    /// verification in the counting build is failed.
+    public static func combine(_ file: ResultsFile, counting: ResultsFile) throws -> ResultsFile {
+        let counted = Dictionary(counting.rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+        var file = file
+        for i in file.rows.indices {
+            guard let counts = counted[file.rows[i].key] else {
+                throw ResultsError("passes: the counting pass did not measure \(file.rows[i].key)")
+            }
+            guard counts.status == .ok, !counts.repetitions.isEmpty else {
+                file.rows[i].status = .failed
+                file.rows[i].failure = file.rows[i].failure ?? "counting pass: \(counts.failure ?? "failed")"
+                file.rows[i].summary = nil
+                continue
+            }
+            guard file.rows[i].status == .ok else { continue }
+            for r in file.rows[i].repetitions.indices {
+                file.rows[i].repetitions[r].contention = counts.repetitions[r % counts.repetitions.count].contention
+            }
+            file.rows[i].contentionRepetitions = min(counts.repetitions.count, file.rows[i].repetitions.count)
+            file.rows[i].summary = ResultsFile.Summary(
+                file.rows[i].repetitions, side: file.rows[i].scenario.sideMetric,
+                counted: file.rows[i].contentionRepetitions)
+        }
+        file.computeRatios()
+        return file
+    }
+}
