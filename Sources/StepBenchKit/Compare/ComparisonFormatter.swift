@@ -13,16 +13,18 @@ extension Comparison {
             return try JSONOutput.string(self) + "\n"
         case .text, .markdown:
             let header = [
-                "scenario", "design", "threads", "metric", "baseline", "current", "ratio", "95% CI", "verdict",
+                "scenario", "design", "threads", "metric", "baseline", "current", "ratio", "95% CI", "detectable",
+                "verdict",
             ]
             let body = rows.map { r -> [String] in
                 [
-                    r.scenario, r.design, String(r.threads), r.metric.rawValue, r.baseline.map(Self.fmt) ?? "–",
+                    r.scenario, r.design, r.oversubscribed == true ? "\(r.threads) (over cores)" : String(r.threads),
+                    r.metric.rawValue, r.baseline.map(Self.fmt) ?? "–",
                     r.current.map(Self.fmt) ?? "–", r.ratio.map { String(format: "%.3f", $0) } ?? "–",
                     r.ciLow.flatMap { l in r.ciHigh.map { String(format: "[%.3f, %.3f]", l, $0) } }
                         ?? (r.exact ? "exact" : "–"),
-                    r.verdict == .regression || r.verdict == .failed
-                        ? r.verdict.rawValue.uppercased() : r.verdict.rawValue,
+                    r.detectableEffect.map { Self.percent($0) } ?? "–",
+                    Self.verdictText(r),
                 ]
             }
             let timing =
@@ -32,8 +34,11 @@ extension Comparison {
                     noiseProfile.map { ", drift allowance from the \($0) noise profile" }
                         ?? ", no drift allowance (no noise profile)")
                 : ""
+            let power = detectableByScenario.map { "\($0.scenario) \(Self.percent($0.median))" }
             let summary =
                 "\(regressions.count) regression(s); baseline \(baselineCommit.prefix(10)), current \(currentCommit.prefix(10)), min effect \(Int(minEffect * 100))%\(timing)"
+                + (power.isEmpty
+                    ? "" : "\ndetectable effect of the decided timing rows (median by scenario): " + power.joined(separator: ", "))
             if format == .markdown {
                 let lines =
                     [
@@ -45,6 +50,29 @@ extension Comparison {
             }
             return TextTable(rows: [header] + body).render() + summary + "\n"
         }
+    }
+
+    /// The decided timing rows' median detectable effect per scenario, in the rows' order.
+    public var detectableByScenario: [(scenario: String, median: Double)] {
+        var order: [String] = [], effects: [String: [Double]] = [:]
+        for r in rows where r.verdict != .information {
+            guard let e = r.detectableEffect else { continue }
+            if effects[r.scenario] == nil { order.append(r.scenario) }
+            effects[r.scenario, default: []].append(e)
+        }
+        return order.map { ($0, Statistics.median(effects[$0]!)) }
+    }
+
+    static func verdictText(_ r: Row) -> String {
+        switch r.verdict {
+        case .regression, .failed: r.verdict.rawValue.uppercased()
+        case .inconclusive: "inconclusive, could detect \(r.detectableEffect.map { percent($0) } ?? "?")"
+        default: r.verdict.rawValue
+        }
+    }
+
+    static func percent(_ effect: Double) -> String {
+        effect >= 10 ? String(format: "±×%.0f", 1 + effect) : String(format: "±%.0f%%", 100 * effect)
     }
 
     static func fmt(_ v: Double) -> String {

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+@testable import StepBenchKit
+@testable import StepBenchScenarios
+@testable import Stepping
+
+@Suite("stepbench compare: one decided metric per row, Holm, detectable effects, contention counts")
+struct ComparisonFamilyTests {
+    /// sync-step atomic and floor-sync, 5 repetitions each, the design `scale` times slower.
+    static func paired(scale: Double, threads: Int = 1, cores: Int = 2) -> ResultsFile {
+        var f = ResultsFileTests.sample()
+        f.machine.cores = cores
+        f.rows = [f.rows[1], f.rows[2]]
+        for i in f.rows[0].repetitions.indices { f.rows[0].repetitions[i].elapsedNanoseconds = UInt64(Double(f.rows[0].repetitions[i].elapsedNanoseconds) * scale) }
+        if threads != 1 {
+            f.rows[0].scenario = .staleStorm
+            f.rows[1].scenario = .floorStaleStorm
+            f.rows[0].threads = threads
+            f.rows[1].threads = threads
+        }
+        return f
+    }
+
+    @Test func test_compare_decidesOnlyTheScenariosPrimaryMetric() {
+        let c = Comparison.compare(baseline: Self.paired(scale: 1), current: Self.paired(scale: 1.3))
+        let design = c.rows.filter { $0.design == "atomic" && !$0.exact }
+        let decided = design.filter { $0.verdict != .information }
+        #expect(decided.map(\.metric) == [.nsPerElementVsFloor])
+        #expect(design.contains { $0.metric == .nsPerElement && $0.verdict == .information })
+        // every timing row states what it could detect, decided or not
+        #expect(design.allSatisfy { $0.detectableEffect != nil })
+        // family: sync-step's paired ratio and the floor's ns/element
+        #expect(abs(c.decisionLevel - (1 - 0.01 / 2)) < 1e-12)
+    }
+
+    @Test func test_compare_oversubscribedRowsAreShownNotDecided() throws {
+        let c = Comparison.compare(
+            baseline: Self.paired(scale: 1, threads: 4), current: Self.paired(scale: 2, threads: 4))
+        let timing = c.rows.filter { !$0.exact && $0.ratio != nil }
+        #expect(!timing.isEmpty)
+        #expect(timing.allSatisfy { $0.verdict == .information && $0.oversubscribed == true })
+        #expect(c.regressions.isEmpty)
+        #expect(try c.render(.text).contains("4 (over cores)"))
+    }
+
+    @Test func test_compare_inconclusiveSaysWhatItCouldDetect() throws {
+        let noisy = [0.6, 1.4, 1.0, 0.7, 1.5]
+        let c = Comparison.compare(
+            baseline: ComparisonTests.file(scale: 1, noise: noisy),
+            current: ComparisonTests.file(scale: 1.1, noise: noisy.reversed()))
+        let row = c.rows.first { $0.metric == .nsPerElement }!
+        #expect(row.verdict == .inconclusive)
+        #expect(row.detectableEffect! > 0.3)
+        let text = try c.render(.text)
+        #expect(text.contains("inconclusive, could detect ±"))
+        #expect(text.contains("detectable effect of the decided timing rows (median by scenario): sync-step ±"))
+    }
+
+    @Test func test_timingEvidence_pValueFollowsTheInterval() {
+        let base = [1.0, 1.02, 0.98, 1.01, 0.99]
+        let same = TimingEvidence(baseline: base, current: base, driftSD: 0.02, driftRuns: nil)
+        #expect(same.pValue() == 1)
+        let shifted = TimingEvidence(baseline: base, current: base.map { $0 * 1.12 }, driftSD: 0.02, driftRuns: nil)
+        let p = shifted.pValue()
+        #expect(p > 1e-6 && p < 0.05)
+        // at a tail just above p/2 the interval excludes 1; just below, it holds it
+        #expect(shifted.interval(tail: p / 2 * 1.01).0 > 1)
+        #expect(shifted.interval(tail: p / 2 * 0.99).0 <= 1)
+    }
+
+    @Test func test_compare_holmDecidesInOrderOfPValue() {
+        // Two decided rows (sync-step's paired ratio, floor-sync's ns/element): the smaller
+        // p-value is decided at 1%/2, and, being significant, lets the other be decided at 1%/1.
+        let base = Self.paired(scale: 1)
+        var cur = Self.paired(scale: 1.3)
+        cur.rows[1].repetitions = cur.rows[1].repetitions.map {
+            var r = $0; r.elapsedNanoseconds = r.elapsedNanoseconds * 11 / 10; return r
+        }
+        let c = Comparison.compare(baseline: base, current: cur)
+        let decided = c.rows.filter { $0.verdict != .information && $0.pValue != nil }.sorted { $0.pValue! < $1.pValue! }
+        #expect(decided.count == 2)
+        for (k, row) in decided.enumerated() {
+            let file = (base, cur)
+            let key = RowKey(scenario: ScenarioKind(rawValue: row.scenario)!, design: row.design, threads: row.threads)
+            func samples(_ f: ResultsFile) -> [Double] {
+                Comparison.timingSamples(f.row(key)!, in: f).first { $0.metric == row.metric }!.samples
+            }
+            let expected = TimingEvidence(
+                baseline: samples(file.0), current: samples(file.1), driftSD: 0, driftRuns: nil
+            ).interval(tail: Comparison.decisionTail(comparisons: 2 - k))
+            #expect(abs(row.decisionLow! - expected.0) < 1e-12 && abs(row.decisionHigh! - expected.1) < 1e-12)
+        }
+    }
+
+    @Test func test_compare_contentionCountsOnOneThreadAreExact() {
+        func counted(_ failures: UInt64) -> ResultsFile {
+            var f = ComparisonTests.file(scale: 1)
+            for i in f.rows[0].repetitions.indices {
+                f.rows[0].repetitions[i].contention = ContentionCounts(exchangeFailures: failures)
+            }
+            f.rows[0].contentionRepetitions = 3
+            return f
+        }
+        let c = Comparison.compare(baseline: counted(0), current: counted(10_000))
+        let row = c.rows.first { $0.metric == .exchangeFailuresPerElement }!
+        #expect(row.exact && row.verdict == .regression && row.current == 1)
+        #expect(c.exactRegressions.count == 1)
+        let same = Comparison.compare(baseline: counted(0), current: counted(0))
+        #expect(same.rows.first { $0.metric == .exchangeFailuresPerElement }?.verdict == .unchanged)
+    }
+
+    @Test func test_passes_countingPassFillsEachRepetitionsCounts() throws {
+        let file = ComparisonTests.file(scale: 1)
+        var counting = file
+        counting.rows[0].repetitions = Array(counting.rows[0].repetitions.prefix(3))
+        for i in counting.rows[0].repetitions.indices {
+            counting.rows[0].repetitions[i].contention = ContentionCounts(lockSlowPaths: UInt64(i + 1) * 10_000)
+        }
+        let combined = try RunPasses.combine(file, counting: counting)
+        #expect(combined.rows[0].contentionRepetitions == 3)
+        #expect(combined.rows[0].repetitions[3].contention?.lockSlowPaths == 10_000)
+        #expect(combined.rows[0].summary?.counts?[Metric.lockSlowPathsPerElement.rawValue] == 2)
+        var missing = counting
+        missing.rows = []
+        #expect(throws: ResultsError.self) { try RunPasses.combine(file, counting: missing) }
+    }
+}
