@@ -19,6 +19,8 @@ public struct Catalog: Codable, Equatable, Sendable {
         public var threads: [Int]
         /// Designs (floors: "floor") whose allocation count in this scenario is exact.
         public var exactAllocations: [String]
+        /// The metric `compare` decides this scenario on (``ScenarioKind/primaryMetric``).
+        public var primaryMetric: String? = nil
     }
 
     /// One path driver (``StepPath``): what `stepbench profile` counts per event.
@@ -62,6 +64,12 @@ public struct Catalog: Codable, Equatable, Sendable {
     public var timingElements: Int
     /// The path drivers of `stepbench profile` (absent in older files: none).
     public var paths: [Path]
+    /// The counts per element that explain a timing (a row summary's `counts`), in the order
+    /// tables show them.
+    public var countMetrics: [String] = []
+    /// Where the asynchronous designs' verdict for a promise fulfilled on another thread is read:
+    /// the scenario whose hand-offs park (a spinning hand-off starves their executor's thread).
+    public var asynchronousVerdictScenario: String? = nil
 
     public static var current: Catalog {
         func design(_ d: SteppingDesign?) -> String { d?.rawValue ?? "floor" }
@@ -71,7 +79,8 @@ public struct Catalog: Codable, Equatable, Sendable {
                 name: s.rawValue, summary: s.summary, isFloor: s.isFloor, floor: s.floor?.rawValue,
                 elementsQuick: s.elements(.quick), elementsFull: s.elements(.full),
                 threads: s.threadCounts(requested: [1, 2, 4]),
-                exactAllocations: candidates.filter { s.allocationsAreExact(design: $0) }.map(design))
+                exactAllocations: candidates.filter { s.allocationsAreExact(design: $0) }.map(design),
+                primaryMetric: s.primaryMetric.rawValue)
         }
         let benchmarks = ScenarioKind.allCases.flatMap { s -> [Benchmark] in
             let candidates: [SteppingDesign?] = s.isFloor ? [nil] : SteppingDesign.allCases
@@ -98,7 +107,10 @@ public struct Catalog: Codable, Equatable, Sendable {
                 return Path(
                     name: path.rawValue, summary: path.summary, event: path.event, subjects: subjects.map(design),
                     exact: subjects.filter { path.countsAreExact(design: $0) }.map(design))
-            })
+            },
+            countMetrics: ([.staleCallsPerElement, .inputsPerRound, .voluntarySwitchesPerElement, .involuntarySwitchesPerElement]
+                + Metric.contention.map(\.metric)).map(\.rawValue),
+            asynchronousVerdictScenario: ScenarioKind.asyncPark.rawValue)
     }
 }
 
@@ -117,6 +129,8 @@ extension Catalog {
             profiledScenarios: try c.decode([String].self, forKey: .profiledScenarios),
             timingScenarios: try c.decodeIfPresent([String].self, forKey: .timingScenarios) ?? [],
             timingElements: try c.decodeIfPresent(Int.self, forKey: .timingElements) ?? 0,
-            paths: try c.decodeIfPresent([Path].self, forKey: .paths) ?? [])
+            paths: try c.decodeIfPresent([Path].self, forKey: .paths) ?? [],
+            countMetrics: try c.decodeIfPresent([String].self, forKey: .countMetrics) ?? [],
+            asynchronousVerdictScenario: try c.decodeIfPresent(String.self, forKey: .asynchronousVerdictScenario))
     }
 }

@@ -57,6 +57,22 @@ def verdict(results):
                           for sc, t, b in contention if b)
         who = f"`{names.pop()}`" if len(names) == 1 else "it depends"
         lines.append(f"**Under contention: {who}** — {parts}.")
+    parked = (results.catalog or {}).get("asynchronousVerdictScenario")
+    rows = [r for d in results.asynchronous_designs() for r in results.ok_rows(parked) if r["design"] == d] if parked else []
+    rows = [r for r in rows if r["summary"].get("latencyP50")]
+    if rows:
+        floor = results.floor_of(parked)
+        floor_row = next(iter(results.ok_rows(floor)), None) if floor else None
+        best = min(rows, key=lambda r: r["summary"]["latencyP50"]["median"])
+        s = best["summary"]
+        extra = f" ({s['latencyP50RatioToFloor']:.2f}× its floor, which parks alike)" if s.get("latencyP50RatioToFloor") else ""
+        wakes = ", ".join(f"`{r['design']}` {r['summary']['counts'][m]:.2f} {m.replace('_per_element', '').replace('_', ' ')}"
+                          for r in rows for m in (results.catalog or {}).get("countMetrics", [])
+                          if (r["summary"].get("counts") or {}).get(m, 0) >= 0.05 and "switches" not in m)
+        lines.append(f"**Delivered on their own executor, promise fulfilled on another thread ({parked}, hand-offs that park): "
+                     f"`{best['design']}`** — p50 {_fmt_ns(s['latencyP50']['median'])}{extra}"
+                     + (f"; per element: {wakes}" if wakes else "") + "."
+                     + (f" The floor's p50 is {_fmt_ns(floor_row['summary']['latencyP50']['median'])}." if floor_row and floor_row['summary'].get('latencyP50') else ""))
     asynchronous = [(d, results.row("sync-step", d, 1)) for d in results.asynchronous_designs()]
     asynchronous = [(d, r) for d, r in asynchronous if r]
     first = _best(results, "sync-step", 1)
@@ -66,7 +82,27 @@ def verdict(results):
                           f"`{first['design']}`, {r['summary']['allocationsPerElement']['median']:.2f} allocations)"
                           for d, r in asynchronous)
         lines.append(f"**Delivered on their own executor** (sync-step, per element): {parts}.")
-    return lines[:3]
+    return lines[:4]
+
+
+def counts_table(results):
+    """Per element, what explains a timing: each row's counts (the tool's summary), in the
+    catalog's order of count metrics; only the columns some row has."""
+    metrics = [m for m in (results.catalog or {}).get("countMetrics", [])
+               if any((r["summary"].get("counts") or {}).get(m) for r in results.ok_rows())]
+    if not metrics:
+        return ["No counts in these results (a run with `--counting-build` adds the contention counters)."]
+    out = ["| scenario | threads | design | " + " | ".join(m.replace("_per_element", "").replace("_", " ") for m in metrics) + " |",
+           "|---|---|---|" + "---|" * len(metrics)]
+    for scenario in results.scenarios():
+        for r in sorted(results.ok_rows(scenario), key=lambda r: r["threads"]):
+            counts = r["summary"].get("counts") or {}
+            if not any(counts.get(m) for m in metrics):
+                continue
+            cells = [f"{counts[m]:.3g}" if m in counts else "–" for m in metrics]
+            threads = f"{r['threads']} (oversubscribed)" if r.get("oversubscribed") else str(r["threads"])
+            out.append(f"| {scenario} | {threads} | `{r['design']}` | " + " | ".join(cells) + " |")
+    return out
 
 
 def relative_table(results):
@@ -92,7 +128,8 @@ def relative_table(results):
                 if s.get("ratioToFloor") is not None:
                     text += f" · {s['ratioToFloor']:.1f}× floor"
                 cells.append(f"**{text}** ★" if best and row is best else text)
-            out.append(f"| {scenario} | {threads} | " + " | ".join(cells) + " |")
+            over = any(r.get("oversubscribed") for r in results.ok_rows(scenario) if r["threads"] == threads)
+            out.append(f"| {scenario} | {threads}{' (oversubscribed)' if over else ''} | " + " | ".join(cells) + " |")
     return out
 
 
@@ -130,6 +167,15 @@ def build(args, results, folder):
            "Median ns/element (cancel-race: per round); ★ = fastest in the row. ×floor divides by the scenario's own "
            "floor: the same work, upstream, threads, hand-offs and waiter, minus the stepping subscriber.", ""]
     md += relative_table(results)
+    md += ["", "Rows marked oversubscribed ran more threads than the machine has cores: spinning threads then wait for "
+           "the scheduler, which rewards designs that block; `compare` shows them and never decides on them.",
+           "", "## What contention did, per element", "",
+           "Counts that explain a timing and are far steadier than nanoseconds: the scenario's own side count "
+           "(stale-storm: the hammers' stale and duplicate promise calls; cancel-race: inputs per round), the process's "
+           "context switches (voluntary: a thread parked; involuntary: preempted), and, from a counting build of the "
+           "designs (never timed), compare-exchanges lost, yields, locks not free at the first try, drains woken and "
+           "executor jobs. Exact where one thread runs a synchronous design.", ""]
+    md += counts_table(results)
     md += ["", "## Throughput vs threads", ""]
     for scenario in results.scenarios():
         if scenario.startswith("floor") or not results.ok_rows(scenario):
@@ -138,7 +184,9 @@ def build(args, results, folder):
         charts.throughput_vs_threads(results, scenario, os.path.join(folder, name))
         md += [f"![{scenario} throughput]({name})", ""]
     md += ["## Latency", ""]
-    for scenario in ("async-step", "cancel-race", "pace-jitter"):
+    for scenario in [x for x in results.scenarios() if not x.startswith("floor")]:
+        if not any(r["summary"].get("latencyP50") for r in results.ok_rows(scenario)):
+            continue
         if results.ok_rows(scenario):
             name = f"latency-{scenario}.svg"
             charts.latency_distribution(results, scenario, os.path.join(folder, name))

@@ -127,6 +127,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         /// How many of `repetitions` carry their own contention counts (from a counting build's
         /// pass, reused cyclically by the rest); nil: none was counted.
         public var contentionRepetitions: Int? = nil
+        /// More threads than the machine has cores (set by ``ResultsFile/computeRatios()``):
+        /// spinning threads then wait for the scheduler; shown, never decided.
+        public var oversubscribed: Bool? = nil
     }
 
     /// Whether a row's scenario verified its own outcome (JSON: "ok", "failed").
@@ -215,6 +218,7 @@ public struct ResultsFile: Codable, Equatable, Sendable {
             row(RowKey(scenario: scenario, design: design, threads: threads))?.summary
         }
         for i in rows.indices {
+            rows[i].oversubscribed = machine.cores > 0 && rows[i].threads > machine.cores ? true : nil
             guard var summary = rows[i].summary else { continue }
             let row = rows[i]
             if !row.scenario.isFloor, let seed = find(row.scenario, "seed", row.threads) {
