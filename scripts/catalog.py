@@ -46,7 +46,7 @@ def gate_runs(catalog: dict) -> list[tuple[int, list[str]]]:
 if __name__ == "__main__":
     import sys
 
-    usage = ("usage: catalog.py CATALOG.json designs | gate-designs | profiled-scenarios | timing-scenarios | timing-elements |\n"
+    usage = ("usage: catalog.py CATALOG.json designs | gate-designs | profiled-scenarios | timing-scenarios | abtest-scenarios | timing-elements |\n"
              "       exact-benchmarks-regex | gate-runs\n"
              "  (CATALOG.json: `stepbench list --format json`)")
     if len(sys.argv) != 3:
@@ -66,6 +66,8 @@ if __name__ == "__main__":
         print(",".join(data["profiledScenarios"]))
     elif query == "timing-scenarios":  # the timing protocol (scripts/regress, scripts/abtest)
         print(",".join(data["timingScenarios"]))
+    elif query == "abtest-scenarios":  # the contended timing protocol of scripts/abtest
+        print(",".join(data["abtestScenarios"]))
     elif query == "timing-elements":
         print(data["timingElements"])
     elif query == "exact-benchmarks-regex":

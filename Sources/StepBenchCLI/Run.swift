@@ -20,7 +20,7 @@ extension StepBench {
         @Option(help: "Elements per repetition (rounds for cancel-race); default from the preset.")
         var elements: Int?
 
-        @Option(help: "Repetitions per combination; default from the preset (quick 5, full 11).")
+        @Option(help: "Repetitions per combination; default from the preset (quick 5, full and brief 11).")
         var repetitions: Int?
 
         @Option(help: "How much to measure: elements and repetitions per combination.")

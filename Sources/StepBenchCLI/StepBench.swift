@@ -14,7 +14,8 @@ public struct StepBench: ParsableCommand {
             file marks it, and is written).
             """,
         subcommands: [
-            Run.self, List.self, Compare.self, Noise.self, Merge.self, Profile.self, Export.self, Machine.self,
+            Run.self, List.self, Compare.self, Paired.self, Noise.self, Merge.self, Profile.self, Export.self,
+            Machine.self,
             Child.self,
         ])
 

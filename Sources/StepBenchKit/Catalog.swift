@@ -64,6 +64,10 @@ public struct Catalog: Codable, Equatable, Sendable {
     public var timingElements: Int
     /// The path drivers of `stepbench profile` (absent in older files: none).
     public var paths: [Path]
+    /// The contended timing protocol of `scripts/abtest` (`stepbench run --preset brief
+    /// --threads 2`): every scenario whose primary metric a design's synchronisation moves, with
+    /// its floor, at no more threads than a two-core machine has.
+    public var abtestScenarios: [String] = []
     /// The counts per element that explain a timing (a row summary's `counts`), in the order
     /// tables show them.
     public var countMetrics: [String] = []
@@ -108,6 +112,9 @@ public struct Catalog: Codable, Equatable, Sendable {
                     name: path.rawValue, summary: path.summary, event: path.event, subjects: subjects.map(design),
                     exact: subjects.filter { path.countsAreExact(design: $0) }.map(design))
             },
+            abtestScenarios: [ScenarioKind.syncStep, .asyncStep, .asyncPark, .staleStorm, .cancelRace].flatMap {
+                [$0.rawValue, $0.floor!.rawValue]
+            },
             countMetrics: ([.staleCallsPerElement, .inputsPerRound, .voluntarySwitchesPerElement, .involuntarySwitchesPerElement]
                 + Metric.contention.map(\.metric)).map(\.rawValue),
             asynchronousVerdictScenario: ScenarioKind.asyncPark.rawValue)
@@ -130,6 +137,7 @@ extension Catalog {
             timingScenarios: try c.decodeIfPresent([String].self, forKey: .timingScenarios) ?? [],
             timingElements: try c.decodeIfPresent(Int.self, forKey: .timingElements) ?? 0,
             paths: try c.decodeIfPresent([Path].self, forKey: .paths) ?? [],
+            abtestScenarios: try c.decodeIfPresent([String].self, forKey: .abtestScenarios) ?? [],
             countMetrics: try c.decodeIfPresent([String].self, forKey: .countMetrics) ?? [],
             asynchronousVerdictScenario: try c.decodeIfPresent(String.self, forKey: .asynchronousVerdictScenario))
     }

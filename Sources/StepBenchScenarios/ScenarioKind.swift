@@ -100,6 +100,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// Elements per repetition in a preset (rounds for cancel-race, per pipeline for fan-out).
     public func elements(_ preset: Preset) -> Int {
         if let shape = floorOf { return shape.elements(preset) }  // a floor does its scenario's work
+        if preset == .brief { return suiteElements }
         let quick: Int =
             switch self {
             case .syncStep, .floorSync: 200_000
@@ -194,10 +195,17 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
 }
 
 /// How much to measure (`stepbench run --preset`): `quick` (the default comparison, a few
-/// minutes) or `full`.
+/// minutes), `full`, or `brief`: the package-benchmark suite's element counts (a few
+/// milliseconds per repetition, ``ScenarioKind/suiteElements``), for the many short processes of
+/// an interleaved A/B (`scripts/abtest`).
 public enum Preset: String, CaseIterable, Sendable, Codable {
-    case quick, full
-    public var repetitions: Int { self == .quick ? 5 : 11 }
+    case quick, full, brief
+    public var repetitions: Int {
+        switch self {
+        case .quick: 5
+        case .full, .brief: 11
+        }
+    }
 }
 
 /// The raw measurements of one repetition.

@@ -1,0 +1,98 @@
+import Foundation
+import StepBenchScenarios
+
+extension Comparison {
+    /// An A/B of adjacent processes, analysed as pairs (`stepbench paired`, `scripts/abtest`):
+    /// process i of A and process i of B ran back to back, so drift of the machine hits both
+    /// alike. For each row both sides measured, its primary metric (``ScenarioKind/primaryMetric``)
+    /// is taken per process (the median of its repetitions); the statistic is the log of B's over
+    /// A's in each pair, and its interval the Student-t interval of their mean (the ratio shown is
+    /// the geometric mean of the pairs' ratios).
+    ///
+    /// **Looks.** A session that looks after every batch and stops once each row is decided
+    /// would raise its false-alarm rate with every look; here each of at most `looks` looks gets
+    /// 1%/`looks` (Bonferroni over looks), and within a look the rows share it by Holm, as in
+    /// ``compare(baseline:current:minEffect:noise:)``. Rows with more threads than cores are shown,
+    /// never decided.
+    public static func paired(
+        a: [ResultsFile], b: [ResultsFile], looks: Int = 1, minEffect: Double = 0.05
+    ) throws -> Comparison {
+        guard a.count == b.count, a.count >= 3 else {
+            throw ResultsError(
+                "paired: needs as many A files as B files, at least 3 pairs (got \(a.count) and \(b.count))")
+        }
+        let cores = b[0].machine.cores
+        var rows: [Row] = []
+        var logs: [[Double]] = []
+        var decided: [Bool] = []
+        for row in b[0].rows {
+            let key = row.key
+            func value(_ file: ResultsFile) -> (Metric, Double)? {
+                guard let r = file.row(key) else { return nil }
+                let samples = timingSamples(r, in: file)
+                guard let metric = primaryMetric(key.scenario, among: samples.map(\.metric)),
+                    let s = samples.first(where: { $0.metric == metric })
+                else { return nil }
+                return (metric, Statistics.median(s.samples))
+            }
+            let pairs = zip(a, b).map { (value($0), value($1)) }
+            guard let metric = pairs.first?.1?.0,
+                pairs.allSatisfy({ $0.0?.0 == metric && $0.1?.0 == metric })
+            else { continue }
+            logs.append(pairs.map { log($0.1!.1 / $0.0!.1) })
+            let oversubscribed = cores > 0 && row.threads > cores
+            decided.append(!oversubscribed)
+            rows.append(
+                Row(
+                    scenario: key.scenario.rawValue, design: key.design, threads: key.threads, metric: metric,
+                    exact: false, baseline: Statistics.median(pairs.map { $0.0!.1 }),
+                    current: Statistics.median(pairs.map { $0.1!.1 }), ratio: nil, ciLow: nil, ciHigh: nil,
+                    verdict: .information, oversubscribed: oversubscribed ? true : nil))
+        }
+        let alpha = familyWiseAlpha / Double(max(1, looks))
+        let m = decided.filter { $0 }.count
+        func interval(_ x: [Double], tail: Double) -> (Double, Double, Double) {
+            let n = Double(x.count), mean = x.reduce(0, +) / n
+            let sd = (x.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (n - 1)).squareRoot()
+            let h = Statistics.studentTQuantile(1 - tail, degreesOfFreedom: x.count - 1) * sd / n.squareRoot()
+            return (exp(mean), exp(mean - h), exp(mean + h))
+        }
+        func p(_ x: [Double]) -> Double {  // the tail at which the interval touches 1, doubled
+            var lo = log(1e-15), hi = log(0.5)
+            if interval(x, tail: 0.5 - 1e-9).1 <= 1 && interval(x, tail: 0.5 - 1e-9).2 >= 1 { return 1 }
+            for _ in 0..<50 {
+                let mid = (lo + hi) / 2
+                let (_, l, h) = interval(x, tail: exp(mid))
+                if l > 1 || h < 1 { hi = mid } else { lo = mid }
+            }
+            return 2 * exp(hi)
+        }
+        let order = rows.indices.filter { decided[$0] }.map { ($0, p(logs[$0])) }.sorted { $0.1 < $1.1 }
+        var tails = [Double](repeating: alpha / Double(max(1, m)) / 2, count: rows.count)
+        var pValues = [Double?](repeating: nil, count: rows.count)
+        for (k, (i, pValue)) in order.enumerated() {
+            pValues[i] = pValue
+            let tail = alpha / Double(m - k) / 2
+            if pValue > 2 * tail { break }
+            tails[i] = tail
+        }
+        for i in rows.indices {
+            let (ratio, low, high) = interval(logs[i], tail: tails[i])
+            let (_, low95, high95) = interval(logs[i], tail: 0.025)
+            rows[i].ratio = ratio
+            (rows[i].ciLow, rows[i].ciHigh) = (low95, high95)
+            (rows[i].decisionLow, rows[i].decisionHigh) = (low, high)
+            rows[i].pValue = pValues[i]
+            let d = log(ratio), h = max(log(high) - d, d - log(low))
+            let sigma = max(log(high95) - d, d - log(low95)) / Statistics.normalQuantile(0.975)
+            rows[i].detectableEffect = max(minEffect, exp(h + Statistics.normalQuantile(0.8) * sigma) - 1)
+            if decided[i] { rows[i].verdict = verdict(low: low, high: high, minEffect: minEffect) }
+        }
+        return Comparison(
+            baselineCommit: a[0].machine.gitCommit, currentCommit: b[0].machine.gitCommit, minEffect: minEffect,
+            decisionLevel: 1 - alpha / Double(max(1, m)), noiseProfile: nil, rows: rows)
+    }
+
+    /// Whether every decided row of a comparison has a verdict other than inconclusive.
+    public var isDecided: Bool { !rows.contains { $0.verdict == .inconclusive } }
+}
