@@ -122,7 +122,8 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     /// Pushes under the lock (growing the ring first if it is full), then schedules a drain.
     @discardableResult
     private func post(_ push: (inout MailboxRing) -> Void) -> Bool {
-        let (accepted, mustSchedule) = withRing { ring -> (Bool, Bool) in
+        countIfRingBusy()
+        let (accepted, mustSchedule) = ring.withLock { ring -> (Bool, Bool) in
             guard !ring.value.closed else { return (false, false) }
             if ring.value.isFull { grow(&ring.value) }
             push(&ring.value)
@@ -134,15 +135,14 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
         return accepted
     }
 
-    /// `ring.withLock(body)` on the paths every signal takes. A counting build tries the lock
-    /// first and counts a lock that was not free (``ContentionEvent``).
+    /// A counting build counts a ring lock that is busy just before a signal takes it
+    /// (``ContentionEvent/lockSlowPath``: a try-lock probe, so the lock's own code is unchanged);
+    /// any other build does nothing here.
     @inline(__always)
-    private func withRing<R: Sendable>(_ body: (inout sending Unchecked<MailboxRing>) -> sending R) -> R {
+    private func countIfRingBusy() {
         #if STEPBENCH_COUNTING
-            if let result = ring.withLockIfAvailable(body) { return result }
-            ContentionEvent.lockSlowPath.count()
+            if ring.withLockIfAvailable({ _ in () }) == nil { ContentionEvent.lockSlowPath.count() }
         #endif
-        return ring.withLock(body)
     }
 
     /// Starts a drain on the actor's queue, holding the mailbox until it ends. At most one is
@@ -192,7 +192,8 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     /// is cleared under the same lock, so a signal pushed after this schedules a new one);
     /// without it (the signals of a stepper call) the drain goes on, and so does `handling`.
     func next(endingDrain: Bool, remaining: inout Int) -> MailboxNext {
-        withRing { ring -> MailboxNext in
+        countIfRingBusy()
+        return ring.withLock { ring -> MailboxNext in
             guard let (slot, index) = ring.value.pop() else {
                 if endingDrain {
                     ring.value.scheduled = false
