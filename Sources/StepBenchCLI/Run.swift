@@ -141,7 +141,8 @@ extension StepBench {
                     printError("— counting pass (\(countingBuild), a counting build: contention per element)\n")
                     configuration.repetitions = reps
                     let request = CountingRequest(configuration, orderSeed: seed)
-                    combined = try RunPasses.combine(combined, counting: request.ask(URL(fileURLWithPath: countingBuild)))
+                    combined = try RunPasses.combine(
+                        combined, counting: request.ask(URL(fileURLWithPath: countingBuild)))
                 }
                 file = combined
             }

@@ -115,7 +115,9 @@ public struct Catalog: Codable, Equatable, Sendable {
             abtestScenarios: [ScenarioKind.syncStep, .asyncStep, .asyncPark, .staleStorm, .cancelRace].flatMap {
                 [$0.rawValue, $0.floor!.rawValue]
             },
-            countMetrics: ([.staleCallsPerElement, .inputsPerRound, .voluntarySwitchesPerElement, .involuntarySwitchesPerElement]
+            countMetrics: ([
+                .staleCallsPerElement, .inputsPerRound, .voluntarySwitchesPerElement, .involuntarySwitchesPerElement,
+            ]
                 + Metric.contention.map(\.metric)).map(\.rawValue),
             asynchronousVerdictScenario: ScenarioKind.asyncPark.rawValue)
     }

@@ -37,7 +37,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .floorPingPong:
             "floor: a raw two-thread ping-pong with async-step's spin-yield hand-off (the hand-off alone)"
         case .floorAsync: "floor: async-step's threads, hand-offs and waiter around a plain .max(1) subscriber"
-        case .floorAsyncPark: "floor: async-park's threads, parking hand-offs and waiter around a plain .max(1) subscriber"
+        case .floorAsyncPark:
+            "floor: async-park's threads, parking hand-offs and waiter around a plain .max(1) subscriber"
         case .floorStaleStorm: "floor: stale-storm's upstream, hammer threads and token log around a plain subscriber"
         case .floorCancelRace: "floor: cancel-race's rounds and racing cancellers around a plain cancellable subscriber"
         case .floorFanOut: "floor: fan-out's N pipelines of floor-sync (same threads, same waiter)"

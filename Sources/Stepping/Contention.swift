@@ -22,7 +22,9 @@ public enum Contention {
     /// Every counter now; nil in a build that does not count.
     public static func snapshot() -> ContentionCounts? {
         #if STEPBENCH_COUNTING
-            let value = { (event: ContentionEvent) in ContentionEvent.counters[event.rawValue].value.load(ordering: .relaxed) }
+            let value = { (event: ContentionEvent) in
+                ContentionEvent.counters[event.rawValue].value.load(ordering: .relaxed)
+            }
             return ContentionCounts(
                 exchangeFailures: value(.exchangeFailure), borrowYields: value(.borrowYield),
                 completingYields: value(.completingYield), lockSlowPaths: value(.lockSlowPath),
@@ -60,7 +62,8 @@ public struct ContentionCounts: Codable, Equatable, Sendable {
     /// What happened between `start` and this reading.
     public func since(_ start: ContentionCounts) -> ContentionCounts {
         ContentionCounts(
-            exchangeFailures: exchangeFailures &- start.exchangeFailures, borrowYields: borrowYields &- start.borrowYields,
+            exchangeFailures: exchangeFailures &- start.exchangeFailures,
+            borrowYields: borrowYields &- start.borrowYields,
             completingYields: completingYields &- start.completingYields,
             lockSlowPaths: lockSlowPaths &- start.lockSlowPaths, drainWakeups: drainWakeups &- start.drainWakeups,
             executorJobs: executorJobs &- start.executorJobs)

@@ -12,7 +12,10 @@ struct ComparisonFamilyTests {
         var f = ResultsFileTests.sample()
         f.machine.cores = cores
         f.rows = [f.rows[1], f.rows[2]]
-        for i in f.rows[0].repetitions.indices { f.rows[0].repetitions[i].elapsedNanoseconds = UInt64(Double(f.rows[0].repetitions[i].elapsedNanoseconds) * scale) }
+        for i in f.rows[0].repetitions.indices {
+            f.rows[0].repetitions[i].elapsedNanoseconds = UInt64(
+                Double(f.rows[0].repetitions[i].elapsedNanoseconds) * scale)
+        }
         if threads != 1 {
             f.rows[0].scenario = .staleStorm
             f.rows[1].scenario = .floorStaleStorm
@@ -78,7 +81,9 @@ struct ComparisonFamilyTests {
             var r = $0; r.elapsedNanoseconds = r.elapsedNanoseconds * 11 / 10; return r
         }
         let c = Comparison.compare(baseline: base, current: cur)
-        let decided = c.rows.filter { $0.verdict != .information && $0.pValue != nil }.sorted { $0.pValue! < $1.pValue! }
+        let decided = c.rows.filter { $0.verdict != .information && $0.pValue != nil }.sorted {
+            $0.pValue! < $1.pValue!
+        }
         #expect(decided.count == 2)
         for (k, row) in decided.enumerated() {
             let file = (base, cur)

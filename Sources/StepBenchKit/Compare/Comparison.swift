@@ -166,7 +166,8 @@ public struct Comparison: Codable, Equatable, Sendable {
             (Metric.voluntarySwitchesPerElement, { (s: SchedulingCounts) in s.voluntarySwitches }),
             (.involuntarySwitchesPerElement, { $0.involuntarySwitches }),
         ] {
-            let samples = row.repetitions.compactMap { r in r.scheduling.map { Double(count($0)) / Double(r.elements) } }
+            let samples = row.repetitions.compactMap { r in r.scheduling.map { Double(count($0)) / Double(r.elements) }
+            }
             if samples.count == row.repetitions.count && samples.allSatisfy({ $0 > 0 }) {
                 result.append((metric, samples))
             }
@@ -297,7 +298,9 @@ public struct Comparison: Codable, Equatable, Sendable {
         }
         if contentionIsExact(cur) {
             for (metric, count) in Metric.contention {
-                guard let a = contentionPerElement(old, count), let b = contentionPerElement(cur, count) else { continue }
+                guard let a = contentionPerElement(old, count), let b = contentionPerElement(cur, count) else {
+                    continue
+                }
                 rows.append(exact(metric, a, b, tolerance: contentionTolerance))
             }
         }

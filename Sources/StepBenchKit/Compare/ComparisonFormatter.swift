@@ -38,7 +38,9 @@ extension Comparison {
             let summary =
                 "\(regressions.count) regression(s); baseline \(baselineCommit.prefix(10)), current \(currentCommit.prefix(10)), min effect \(Int(minEffect * 100))%\(timing)"
                 + (power.isEmpty
-                    ? "" : "\ndetectable effect of the decided timing rows (median by scenario): " + power.joined(separator: ", "))
+                    ? ""
+                    : "\ndetectable effect of the decided timing rows (median by scenario): "
+                        + power.joined(separator: ", "))
             if format == .markdown {
                 let lines =
                     [

@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Measurement) import Stepping
 import StepBenchScenarios
+@_spi(Measurement) import Stepping
 
 /// The counting pass, asked of a counting build of stepbench (`Contention.isCounting`; built
 /// with `-Xswiftc -DSTEPBENCH_COUNTING`): the same combinations and order as the run that asks,

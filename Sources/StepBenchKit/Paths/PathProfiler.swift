@@ -123,7 +123,8 @@ public struct PathProfiler {
         let result: Subprocess.Result
         do {
             result = try Subprocess.run(
-                command, arguments, environment: environment, input: try JSONEncoder().encode(ChildRequest.paths(request)))
+                command, arguments, environment: environment,
+                input: try JSONEncoder().encode(ChildRequest.paths(request)))
         } catch {
             throw ScenarioFailure(
                 "profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
