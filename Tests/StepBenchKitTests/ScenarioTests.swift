@@ -10,7 +10,7 @@ struct ScenarioTests {
     static let sizes: [ScenarioKind: Int] = [
         .syncStep: 2_000, .asyncStep: 300, .staleStorm: 2_000, .cancelRace: 20, .fanOut: 1_000,
         .paceJitter: 15, .floorSync: 2_000, .floorPingPong: 300, .floorAsync: 300, .floorStaleStorm: 2_000,
-        .floorCancelRace: 20, .floorFanOut: 1_000, .floorPace: 15,
+        .floorCancelRace: 20, .floorFanOut: 1_000, .floorPace: 15, .asyncPark: 100, .floorAsyncPark: 100,
     ]
 
     @Test("each scenario × design × threads completes and verifies", arguments: ScenarioKind.allCases)
@@ -26,6 +26,7 @@ struct ScenarioTests {
                 #expect((r.threadNanoseconds?.count ?? 0) == (pipelines ? threads : 0))
                 #expect(r.elapsedNanoseconds > 0)
                 #expect((r.latency != nil) == scenario.hasLatency, "\(scenario) \(String(describing: design))")
+                #expect((r.sideEvents != nil) == (scenario.sideMetric != nil), "\(scenario): side events")
             }
         }
     }
