@@ -33,8 +33,9 @@ struct ComparisonFamilyTests {
         #expect(design.contains { $0.metric == .nsPerElement && $0.verdict == .information })
         // every timing row states what it could detect, decided or not
         #expect(design.allSatisfy { $0.detectableEffect != nil })
-        // family: sync-step's paired ratio and the floor's ns/element
-        #expect(abs(c.decisionLevel - (1 - 0.01 / 2)) < 1e-12)
+        // the family: sync-step's paired ratio alone (the floor row is shown, not decided)
+        #expect(abs(c.decisionLevel - (1 - 0.01)) < 1e-12)
+        #expect(c.rows.filter { $0.design == "floor" && !$0.exact }.allSatisfy { $0.verdict == .information })
     }
 
     @Test func test_compare_oversubscribedRowsAreShownNotDecided() throws {
@@ -73,27 +74,28 @@ struct ComparisonFamilyTests {
     }
 
     @Test func test_compare_holmDecidesInOrderOfPValue() {
-        // Two decided rows (sync-step's paired ratio, floor-sync's ns/element): the smaller
-        // p-value is decided at 1%/2, and, being significant, lets the other be decided at 1%/1.
-        let base = Self.paired(scale: 1)
-        var cur = Self.paired(scale: 1.3)
-        cur.rows[1].repetitions = cur.rows[1].repetitions.map {
-            var r = $0; r.elapsedNanoseconds = r.elapsedNanoseconds * 11 / 10; return r
+        // Two decided rows (atomic's and locked's paired ratios): the smaller p-value is decided
+        // at 1%/2, and, being significant, lets the other be decided at 1%/1.
+        func two(_ atomic: Double, _ locked: Double) -> ResultsFile {
+            var f = Self.paired(scale: atomic)
+            var other = Self.paired(scale: locked).rows[0]
+            other.design = "locked"
+            f.rows.append(other)
+            return f
         }
+        let base = two(1, 1), cur = two(1.3, 1.1)
         let c = Comparison.compare(baseline: base, current: cur)
         let decided = c.rows.filter { $0.verdict != .information && $0.pValue != nil }.sorted {
             $0.pValue! < $1.pValue!
         }
-        #expect(decided.count == 2)
+        #expect(decided.map(\.design).sorted() == ["atomic", "locked"])
         for (k, row) in decided.enumerated() {
-            let file = (base, cur)
             let key = RowKey(scenario: ScenarioKind(rawValue: row.scenario)!, design: row.design, threads: row.threads)
             func samples(_ f: ResultsFile) -> [Double] {
                 Comparison.timingSamples(f.row(key)!, in: f).first { $0.metric == row.metric }!.samples
             }
-            let expected = TimingEvidence(
-                baseline: samples(file.0), current: samples(file.1), driftSD: 0, driftRuns: nil
-            ).interval(tail: Comparison.decisionTail(comparisons: 2 - k))
+            let expected = TimingEvidence(baseline: samples(base), current: samples(cur), driftSD: 0, driftRuns: nil)
+                .interval(tail: Comparison.decisionTail(comparisons: 2 - k))
             #expect(abs(row.decisionLow! - expected.0) < 1e-12 && abs(row.decisionHigh! - expected.1) < 1e-12)
         }
     }

@@ -1,9 +1,17 @@
-"""End to end through the binary: two runs of one build compare as "no regression".
+"""End to end through the binary: two runs of one build compare as "no regression" in every
+exact metric, and every timing row is decided as compare promises.
 
 Seven separate `stepbench run`s of sync-step (atomic) and its floor, 101 paired repetitions each:
 five are A/A runs that measure this machine's noise (`stepbench noise`), the last two are
 compared with that profile (`stepbench compare --noise`), exactly as scripts/regress compares a
-build with its baseline. Uses the debug binary that scripts/test builds (or STEPBENCH_BIN)."""
+build with its baseline. Uses the debug binary that scripts/test builds (or STEPBENCH_BIN).
+
+Why the timing verdict is not asserted: a debug build's runs are bimodal (a process's code and
+heap layout put its floor at one of two speeds), so a drift allowance estimated from five runs
+that happened to land on one mode is too narrow for a pair that straddles both; with one decided
+row (Holm over the decided rows, not over derived columns) such a pair is called a regression in
+a few percent of A/A sessions. That is what the gate's timing comparison is: information, never
+the gate (scripts/regress gates on exact counts)."""
 import json
 import subprocess
 
@@ -27,13 +35,18 @@ def test_two_runs_of_one_build_compare_as_no_regression(tmp_path):
     assert made.returncode == 0, made.stderr
     done = subprocess.run([stepbench(), "compare", "--noise", str(noise), "--format", "json", runs[5], runs[6]],
                           capture_output=True, text=True)
+    assert done.returncode in (0, 2), done.stderr
     comparison = json.loads(done.stdout)
     verdicts = {(r["design"], r["metric"]): r["verdict"] for r in comparison["rows"]}
-    assert done.returncode == 0, f"A/A flagged a regression: {verdicts}"
-    assert "regression" not in verdicts.values() and "failed" not in verdicts.values()
+    exact = [r for r in comparison["rows"] if r["exact"]]
+    assert exact and all(r["verdict"] == "unchanged" for r in exact), f"A/A changed an exact count: {verdicts}"
     assert verdicts[("atomic", "allocations_per_element")] == "unchanged"
-    assert ("atomic", "ns_per_element_vs_floor") in verdicts
-    assert comparison["noiseProfile"] and comparison["decisionLevel"] > 0.99
+    # one decided timing row: atomic's paired ratio; the rest is shown as information
+    decided = [k for k, v in verdicts.items() if v not in ("information", "unchanged") or k[1] == "ns_per_element_vs_floor"]
+    assert decided == [("atomic", "ns_per_element_vs_floor")], verdicts
+    assert verdicts[("floor", "ns_per_element")] == "information"
+    assert comparison["noiseProfile"] and abs(comparison["decisionLevel"] - 0.99) < 1e-9
+    assert all(r.get("detectableEffect") for r in comparison["rows"] if not r["exact"] and r.get("ratio"))
     # the drift allowance was found and applied to every timing row
     assert all(r.get("driftSD") is not None for r in comparison["rows"] if not r["exact"] and r["verdict"] != "only-in-baseline")
 

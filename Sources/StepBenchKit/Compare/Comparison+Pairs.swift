@@ -12,8 +12,8 @@ extension Comparison {
     /// **Looks.** A session that looks after every batch and stops once each row is decided
     /// would raise its false-alarm rate with every look; here each of at most `looks` looks gets
     /// 1%/`looks` (Bonferroni over looks), and within a look the rows share it by Holm, as in
-    /// ``compare(baseline:current:minEffect:noise:)``. Rows with more threads than cores are shown,
-    /// never decided.
+    /// ``compare(baseline:current:minEffect:noise:)``. Floor rows and rows with more threads than
+    /// cores are shown, never decided.
     public static func paired(
         a: [ResultsFile], b: [ResultsFile], looks: Int = 1, minEffect: Double = 0.05
     ) throws -> Comparison {
@@ -41,7 +41,7 @@ extension Comparison {
             else { continue }
             logs.append(pairs.map { log($0.1!.1 / $0.0!.1) })
             let oversubscribed = cores > 0 && row.threads > cores
-            decided.append(!oversubscribed)
+            decided.append(!oversubscribed && !key.scenario.isFloor)
             rows.append(
                 Row(
                     scenario: key.scenario.rawValue, design: key.design, threads: key.threads, metric: metric,

@@ -1,4 +1,5 @@
 import StepBenchScenarios
+import Stepping
 
 extension Comparison {
     /// Exact counts (instructions, synchronising instructions, allocations) are the compiler's
@@ -21,7 +22,7 @@ extension Comparison {
 
     /// The exact comparison of every (path, design) measured in both files whose counts are
     /// exact (``StepPath/countsAreExact(design:)``; the others are not compared): instructions
-    /// per event (relative tolerance ``instructionTolerance``), synchronising instructions and
+    /// per event (relative tolerance ``instructionTolerance(design:)``), synchronising instructions and
     /// allocations per event (absolute tolerance ``countTolerance``). A path row measured on one
     /// side only is listed as such (only in the baseline: the gate fails, it stopped checking a
     /// row). The row's scenario column names the path.
@@ -49,7 +50,7 @@ extension Comparison {
             let measured: [(Metric, Double, Double, Verdict)] = [
                 (
                     .instructionsPerEvent, before.instructionsPerEvent, row.instructionsPerEvent,
-                    instructionVerdict(before.instructionsPerEvent, row.instructionsPerEvent)
+                    instructionVerdict(before.instructionsPerEvent, row.instructionsPerEvent, design: row.design)
                 ),
                 (
                     .synchronisingPerEvent, before.synchronisingPerEvent, row.synchronisingPerEvent,
@@ -79,9 +80,20 @@ extension Comparison {
             current: current, ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict)
     }
 
-    /// Instructions: a relative tolerance (``instructionTolerance``).
-    static func instructionVerdict(_ a: Double, _ b: Double) -> Verdict {
-        b / a > 1 + instructionTolerance ? .regression : b / a < 1 - instructionTolerance ? .improvement : .unchanged
+    /// Instructions: a relative tolerance (``instructionTolerance(design:)``).
+    static func instructionVerdict(_ a: Double, _ b: Double, design: String) -> Verdict {
+        let tolerance = instructionTolerance(design: design)
+        return b / a > 1 + tolerance ? .regression : b / a < 1 - tolerance ? .improvement : .unchanged
+    }
+
+    /// How far two builds' instruction counts of one design may lie apart and still be the same
+    /// code: ``instructionTolerance`` (0.5%), except for `actor-stream`, whose count follows
+    /// where the binary's code lies (the concurrency runtime's caches hash addresses): deterministic
+    /// for one binary, it moved by 2.4% in sync-step between builds that differed only in the
+    /// kit's code. Held to 5%, its gate still catches a change of its own mailbox or task
+    /// machinery, which costs thousands of instructions per element.
+    static func instructionTolerance(design: String) -> Double {
+        design == SteppingDesign.actorStream.rawValue ? 0.05 : instructionTolerance
     }
 
     private static func countVerdict(_ a: Double, _ b: Double) -> Verdict {

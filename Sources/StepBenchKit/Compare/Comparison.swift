@@ -29,7 +29,9 @@ import Stepping
 /// cancel-race's latency), else ns/element. The other timing columns are derived from the same
 /// repetitions and are shown as `information`, with their interval and detectable effect, as are
 /// rows that ran more threads than the machine has cores (oversubscribed: spinning threads then
-/// wait for the scheduler, which rewards designs that block). The m decided rows share a
+/// wait for the scheduler, which rewards designs that block), and floor rows: a floor measures
+/// the harness and the machine, and what changed in a design shows in its paired ratio. The m
+/// decided rows share a
 /// family-wise false-alarm rate of 1% by Holm's step-down: ordered by p-value, the k-th is
 /// decided at level 1 − 1%/(m − k + 1) until the first that is not significant; it and every
 /// later row are decided at Bonferroni's 1 − 1%/m and cannot be significant.
@@ -240,7 +242,8 @@ public struct Comparison: Codable, Equatable, Sendable {
                 timings.append(
                     TimingCandidate(
                         index: rows.count, baseline: oldSamples[name]!, current: b,
-                        driftSD: noise?.driftSD(cur.key, name), decided: name == primary && !oversubscribed))
+                        driftSD: noise?.driftSD(cur.key, name),
+                        decided: name == primary && !oversubscribed && !cur.scenario.isFloor))
                 rows.append(r)
             }
             rows += exactCountRows(old, cur)
@@ -266,7 +269,8 @@ public struct Comparison: Codable, Equatable, Sendable {
             rows.append(
                 exactRow(
                     p.scenario.rawValue, p.design, .instructionsPerElement, before, p.instructionsPerElement,
-                    before.map { instructionVerdict($0, p.instructionsPerElement) } ?? .onlyInCurrent))
+                    before.map { instructionVerdict($0, p.instructionsPerElement, design: p.design) }
+                        ?? .onlyInCurrent))
         }
         rows += pathRows(baseline, current)
         return Comparison(

@@ -29,16 +29,27 @@ public struct PathProfiler {
     {
         var synchronising = SynchronisingInstructions()
         var rows: [ResultsFile.PathRow] = []
-        for design in [nil] + designs.map(Optional.some) {
-            let request = PathRequest(design: design, paths: paths, events: [eventsLow, eventsHigh])
-            guard !request.windows.isEmpty else { continue }
-            let subject = design?.rawValue ?? "floor"
-            progress(
-                "profiling the paths of \(subject) (\(eventsLow) and \(eventsHigh) events, natively and under callgrind)"
-            )
+        let requests = ([nil] + designs.map(Optional.some)).map {
+            PathRequest(design: $0, paths: paths, events: [eventsLow, eventsHigh])
+        }.filter { !$0.windows.isEmpty }
+        // The children, one subject per core at a time: each child's counts are its own (one
+        // process, its own hash seeds and arguments), whatever runs beside it.
+        let progressLock = NSLock()
+        let measured = try parallelMap(requests) { request in
+            let subject = request.design?.rawValue ?? "floor"
+            progressLock.withLock {
+                progress(
+                    "profiling the paths of \(subject) (\(eventsLow) and \(eventsHigh) events, natively and under callgrind)"
+                )
+            }
             let allocations = try child(binary, request, callgrindOutput: nil)
             let output = work.appendingPathComponent("paths.\(subject)")
             _ = try child(binary, request, callgrindOutput: output)
+            return (allocations, output)
+        }
+        for (request, (allocations, output)) in zip(requests, measured) {
+            let design = request.design
+            let subject = design?.rawValue ?? "floor"
             let dumps = try windows(of: request, in: CallgrindDump.parts(of: output))
             for path in paths where path.isDefined(for: design) {
                 let low = dumps[request.label(path, eventsLow)]!, high = dumps[request.label(path, eventsHigh)]!
