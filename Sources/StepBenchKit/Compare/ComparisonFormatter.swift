@@ -73,8 +73,10 @@ extension Comparison {
         }
     }
 
+    /// A detectable effect: ±12%, ±×15 from 10 up, and past a thousandfold simply "±>×1000".
     static func percent(_ effect: Double) -> String {
-        effect >= 10 ? String(format: "±×%.0f", 1 + effect) : String(format: "±%.0f%%", 100 * effect)
+        effect >= 999
+            ? "±>×1000" : effect >= 10 ? String(format: "±×%.0f", 1 + effect) : String(format: "±%.0f%%", 100 * effect)
     }
 
     static func fmt(_ v: Double) -> String {
