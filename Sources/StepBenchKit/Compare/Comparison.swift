@@ -31,10 +31,11 @@ import Stepping
 /// rows that ran more threads than the machine has cores (oversubscribed: spinning threads then
 /// wait for the scheduler, which rewards designs that block), and floor rows: a floor measures
 /// the harness and the machine, and what changed in a design shows in its paired ratio. The m
-/// decided rows share a
-/// family-wise false-alarm rate of 1% by Holm's step-down: ordered by p-value, the k-th is
-/// decided at level 1 − 1%/(m − k + 1) until the first that is not significant; it and every
-/// later row are decided at Bonferroni's 1 − 1%/m and cannot be significant.
+/// decided rows share a family-wise false-alarm rate of 1% by Holm's step-down: ordered by
+/// p-value, the k-th is decided at level 1 − 1%/(m − k + 1) until the first that is not
+/// significant; it and every later row are decided at Bonferroni's 1 − 1%/m and cannot be
+/// significant. The rate holds while the drift model does: runs that jump between two speeds
+/// (a debug build's layouts) can defeat an allowance estimated from a few runs.
 ///
 /// **Verdict.** With e = `--min-effect`, on the row's family-wise (decision) interval:
 /// - regression: the interval lies above 1 (significant) *and* reaches 1 + e (an effect of e is
@@ -70,8 +71,8 @@ public struct Comparison: Codable, Equatable, Sendable {
         /// The interval spans both "no change" and changes that matter: this comparison could
         /// not tell (``Row/detectableEffect`` says what it could have seen).
         case inconclusive
-        /// Shown, not decided: a metric other than its row's primary one, or a row whose
-        /// threads outnumber the machine's cores (see the type's documentation).
+        /// Shown, not decided: a metric other than its row's primary one, a floor row, or a row
+        /// whose threads outnumber the machine's cores (see the type's documentation).
         case information
         case failed
         case onlyInBaseline = "only-in-baseline"
