@@ -71,45 +71,62 @@ public struct Profiler {
     private func profile(scenarios: [ScenarioKind], designs: [SteppingDesign], binary: URL, work: URL) throws
         -> [ResultsFile.ProfileRow]
     {
-        var rows: [ResultsFile.ProfileRow] = []
-        for scenario in scenarios {
-            let targets: [SteppingDesign?] = scenario.isFloor ? [nil] : designs
-            for design in targets {
-                let name = "\(scenario.rawValue) \(design?.rawValue ?? "floor")"
+        let targets = scenarios.flatMap { scenario in
+            (scenario.isFloor ? [nil] : designs.map(Optional.some)).map { (scenario: scenario, design: $0) }
+        }
+        // One target per core at a time (callgrind runs one thread at a time). Each child writes
+        // its results to a name of its own of one length (`a.json`, `b.json`, …): the length of
+        // its arguments moves what lies after them on its stack, the letters do not.
+        guard targets.count <= Self.letters.count else {
+            throw ScenarioFailure("profile: at most \(Self.letters.count) scenario × design targets at once")
+        }
+        let progressLock = NSLock()
+        let indexed = Array(targets.enumerated())
+        let counts = try parallelMap(indexed) { index, target in
+            let name = "\(target.scenario.rawValue) \(target.design?.rawValue ?? "floor")"
+            progressLock.withLock {
                 progress("profiling \(name) (\(elementsLow) and \(elementsHigh) elements under callgrind)")
-                let low = try count(binary, scenario, design, elementsLow, work)
-                let high = try count(binary, scenario, design, elementsHigh, work)
-                guard high.total > low.total else {
-                    throw ScenarioFailure(
-                        "profile \(name): \(high.total) instructions for \(elementsHigh) elements, not more than \(low.total) for \(elementsLow)"
-                    )
-                }
-                let span = Double(elementsHigh - elementsLow)
-                let perFunction = high.functions.map { function, cost in
-                    (function, (Double(cost) - Double(low.functions[function] ?? 0)) / span)
-                }
-                let top = perFunction.filter { $0.1 >= 0.5 }
-                    .sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }  // ties by name: the same order every run
-                    .prefix(Self.functionsKept)
-                rows.append(
-                    .init(
-                        scenario: scenario, design: design?.rawValue ?? "floor", elementsLow: elementsLow,
-                        elementsHigh: elementsHigh, instructionsLow: low.total, instructionsHigh: high.total,
-                        instructionsPerElement: Double(high.total - low.total) / span,
-                        topFunctions: top.map {
-                            .init(function: Demangler.readable($0.0), instructionsPerElement: $0.1)
-                        },
-                        collection: .measuredWindow))
             }
+            let output = work.appendingPathComponent("\(Self.letters[index]).json")
+            let low = try count(binary, target.scenario, target.design, elementsLow, work, output: output)
+            let high = try count(binary, target.scenario, target.design, elementsHigh, work, output: output)
+            guard high.total > low.total else {
+                throw ScenarioFailure(
+                    "profile \(name): \(high.total) instructions for \(elementsHigh) elements, not more than \(low.total) for \(elementsLow)"
+                )
+            }
+            return (low, high)
+        }
+        var rows: [ResultsFile.ProfileRow] = []
+        for (target, (low, high)) in zip(targets, counts) {
+            let span = Double(elementsHigh - elementsLow)
+            let perFunction = high.functions.map { function, cost in
+                (function, (Double(cost) - Double(low.functions[function] ?? 0)) / span)
+            }
+            let top = perFunction.filter { $0.1 >= 0.5 }
+                .sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }  // ties by name: the same order every run
+                .prefix(Self.functionsKept)
+            rows.append(
+                .init(
+                    scenario: target.scenario, design: target.design?.rawValue ?? "floor", elementsLow: elementsLow,
+                    elementsHigh: elementsHigh, instructionsLow: low.total, instructionsHigh: high.total,
+                    instructionsPerElement: Double(high.total - low.total) / span,
+                    topFunctions: top.map {
+                        .init(function: Demangler.readable($0.0), instructionsPerElement: $0.1)
+                    },
+                    collection: .measuredWindow))
         }
         return rows
     }
+
+    /// The results files' names of the profiled children: one letter each.
+    static let letters = Array("abcdefghijklmnopqrstuvwxyz")
 
     /// One callgrind run: the measured window's total and its exclusive instructions per
     /// function, from the window's own dump part (checked to be the run's only window).
     private func count(
         _ binary: URL, _ scenario: ScenarioKind, _ design: SteppingDesign?, _ elements: Int,
-        _ work: URL
+        _ work: URL, output: URL
     ) throws -> (total: UInt64, functions: [String: UInt64]) {
         let out = work.appendingPathComponent(
             "callgrind.\(scenario.rawValue).\(design?.rawValue ?? "floor").\(elements)")
@@ -121,7 +138,7 @@ public struct Profiler {
             binary.path, "run",
             "--scenario", scenario.rawValue, "--elements", String(elements), "--repetitions", "1",
             "--no-warmup", "--threads", "1", "--pass", "timing", "--order-seed", "1",
-            "--output", work.appendingPathComponent("r.json").path,
+            "--output", output.path,
         ]
         if let design { arguments += ["--design", design.rawValue] }
         if MachineFingerprint.buildConfigurationOfThisBinary == "debug" { arguments.append("--allow-debug") }
