@@ -32,27 +32,41 @@ public enum RunPasses {
     /// pass's repetitions of the same row (cyclically; exact counts repeat anyway), summaries
     /// and ratios recomputed. A row that failed in either pass is failed.
     public static func combine(timing: ResultsFile, allocations: ResultsFile) throws -> ResultsFile {
-        let counted = Dictionary(allocations.rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        var file = timing
+        var file = try fill(timing, from: allocations, pass: "allocation", \.allocations, \.allocationRepetitions)
+        file.machine.allocator = "timing: \(timing.machine.allocator); allocations: \(allocations.machine.allocator)"
+        return file
+    }
+
+    /// `file` with each repetition's `value` taken from `other`'s repetitions of the same row
+    /// (cyclically: `other` measured fewer; how many carry their own goes to `counted`),
+    /// summaries and ratios recomputed. A row that `other` did not measure is an error; one that
+    /// failed there is failed.
+    static func fill<Value>(
+        _ file: ResultsFile, from other: ResultsFile, pass: String,
+        _ value: WritableKeyPath<RepetitionResult, Value>, _ counted: WritableKeyPath<ResultsFile.Row, Int?>
+    ) throws -> ResultsFile {
+        let measured = Dictionary(other.rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+        var file = file
         for i in file.rows.indices {
-            guard let counts = counted[file.rows[i].key] else {
-                throw ResultsError("passes: the allocation pass did not measure \(file.rows[i].key)")
+            guard let source = measured[file.rows[i].key] else {
+                throw ResultsError("passes: the \(pass) pass did not measure \(file.rows[i].key)")
             }
-            guard counts.status == .ok, !counts.repetitions.isEmpty else {
+            guard source.status == .ok, !source.repetitions.isEmpty else {
                 file.rows[i].status = .failed
-                file.rows[i].failure = file.rows[i].failure ?? "allocation pass: \(counts.failure ?? "failed")"
+                file.rows[i].failure = file.rows[i].failure ?? "\(pass) pass: \(source.failure ?? "failed")"
                 file.rows[i].summary = nil
                 continue
             }
             guard file.rows[i].status == .ok else { continue }
             for r in file.rows[i].repetitions.indices {
-                file.rows[i].repetitions[r].allocations = counts.repetitions[r % counts.repetitions.count].allocations
+                file.rows[i].repetitions[r][keyPath: value] =
+                    source.repetitions[r % source.repetitions.count][keyPath: value]
             }
-            file.rows[i].allocationRepetitions = min(counts.repetitions.count, file.rows[i].repetitions.count)
+            file.rows[i][keyPath: counted] = min(source.repetitions.count, file.rows[i].repetitions.count)
             file.rows[i].summary = ResultsFile.Summary(
-                file.rows[i].repetitions, side: file.rows[i].scenario.sideMetric)
+                file.rows[i].repetitions, side: file.rows[i].scenario.sideMetric,
+                counted: file.rows[i].contentionRepetitions)
         }
-        file.machine.allocator = "timing: \(timing.machine.allocator); allocations: \(allocations.machine.allocator)"
         file.computeRatios()
         return file
     }

@@ -170,8 +170,8 @@ def build(args, results, folder):
     md += ["", "Rows marked oversubscribed ran more threads than the machine has cores: spinning threads then wait for "
            "the scheduler, which rewards designs that block; `compare` shows them and never decides on them.",
            "", "## What contention did, per element", "",
-           "Counts that explain a timing and are far steadier than nanoseconds: the scenario's own side count "
-           "(stale-storm: the hammers' stale and duplicate promise calls; cancel-race: inputs per round), the process's "
+           "Counts that explain a timing and are far steadier than nanoseconds: a scenario's own side count "
+           "(stale and duplicate promise calls per element, inputs per round), the process's "
            "context switches (voluntary: a thread parked; involuntary: preempted), and, from a counting build of the "
            "designs (never timed), compare-exchanges lost, yields, locks not free at the first try, drains woken and "
            "executor jobs. Exact where one thread runs a synchronous design.", ""]

@@ -96,28 +96,6 @@ extension RunPasses {
     /// repetitions of the same row (cyclically, as allocations are). A row that failed its
     /// verification in the counting build is failed.
     public static func combine(_ file: ResultsFile, counting: ResultsFile) throws -> ResultsFile {
-        let counted = Dictionary(counting.rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        var file = file
-        for i in file.rows.indices {
-            guard let counts = counted[file.rows[i].key] else {
-                throw ResultsError("passes: the counting pass did not measure \(file.rows[i].key)")
-            }
-            guard counts.status == .ok, !counts.repetitions.isEmpty else {
-                file.rows[i].status = .failed
-                file.rows[i].failure = file.rows[i].failure ?? "counting pass: \(counts.failure ?? "failed")"
-                file.rows[i].summary = nil
-                continue
-            }
-            guard file.rows[i].status == .ok else { continue }
-            for r in file.rows[i].repetitions.indices {
-                file.rows[i].repetitions[r].contention = counts.repetitions[r % counts.repetitions.count].contention
-            }
-            file.rows[i].contentionRepetitions = min(counts.repetitions.count, file.rows[i].repetitions.count)
-            file.rows[i].summary = ResultsFile.Summary(
-                file.rows[i].repetitions, side: file.rows[i].scenario.sideMetric,
-                counted: file.rows[i].contentionRepetitions)
-        }
-        file.computeRatios()
-        return file
+        try fill(file, from: counting, pass: "counting", \.contention, \.contentionRepetitions)
     }
 }
