@@ -67,6 +67,26 @@ struct AllocationCounterTests {
         }
     }
 
+    @Test(
+        "a count the catalog calls exact in a racing scenario is the same in every run",
+        arguments: [ScenarioKind.asyncPark, .asyncStep])
+    func test_exactAllocationCounts_doNotFollowTheSchedule(scenario: ScenarioKind) throws {
+        AllocationCounter.install()
+        for design in SteppingDesign.allCases {
+            guard let tolerance = scenario.allocationTolerance(design: design) else { continue }
+            var counts: [Double] = []
+            for run in 0..<7 {  // the first is a warm-up (one-time allocations), as in the tool
+                let count = try scenario.run(design: design, threads: 2, elements: scenario.suiteElements)
+                    .allocationsPerElement
+                if run > 0 { counts.append(count) }
+            }
+            let spread = counts.max()! - counts.min()!
+            #expect(
+                spread <= tolerance,
+                "\(scenario.rawValue) \(design): \(counts) allocations per element in six runs, called exact within \(tolerance)")
+        }
+    }
+
     /// Holds the test-only design's per-element allocation so that it cannot be optimised away.
     final class Holder: @unchecked Sendable { var last: Object? }  // written by the one stepping thread
 
