@@ -83,7 +83,8 @@ struct AllocationCounterTests {
             let spread = counts.max()! - counts.min()!
             #expect(
                 spread <= tolerance,
-                "\(scenario.rawValue) \(design): \(counts) allocations per element in six runs, called exact within \(tolerance)")
+                "\(scenario.rawValue) \(design): \(counts) allocations per element in six runs, called exact within \(tolerance)"
+            )
         }
     }
 
