@@ -68,7 +68,7 @@ def load_stepbench_rows(paths: list[str]) -> dict[tuple[str, int], tuple[int, in
         for row in data["rows"]:
             if row["status"] != "ok":
                 raise InputError(f"{path}: {row['scenario']} {row['design']} failed its verification: {row.get('failure')}")
-            per = sorted(r["allocations"] / r["elements"] for r in row["repetitions"])
+            per = sorted(r["allocations"] / (r.get("countedElements") or r["elements"]) for r in row["repetitions"])
             median = per[(len(per) - 1) // 2]  # the ⌈n/2⌉-th, StepBench's one median (Statistics.median)
             name = row["scenario"] if row["design"] == "floor" else f"{row['scenario']}_{row['design']}"
             rows[(name, row["threads"])] = (row["threads"], row["elements"], row["repetitions"][0]["elements"], median)

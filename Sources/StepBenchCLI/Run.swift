@@ -135,11 +135,13 @@ extension StepBench {
                 printError("— allocation pass (this process, thread caches off: exact counts)\n")
                 configuration.repetitions = RunPasses.allocationRepetitions(timing: reps)
                 configuration.orderSeed = seed
+                configuration.countsOnly = true
                 let counts = runInProcess(configuration)
                 var combined = try RunPasses.combine(timing: timing, allocations: counts)
                 if let countingBuild {
                     printError("— counting pass (\(countingBuild), a counting build: contention per element)\n")
                     configuration.repetitions = reps
+                    configuration.countsOnly = false  // the request says so itself
                     let request = CountingRequest(configuration, orderSeed: seed)
                     combined = try RunPasses.combine(
                         combined, counting: request.ask(URL(fileURLWithPath: countingBuild)))

@@ -30,7 +30,8 @@ public struct BenchmarkRunner {
     public var combinations: [Combination] {
         var result: [Combination] = []
         for scenario in configuration.scenarios {
-            let elements = configuration.elements ?? scenario.elements(configuration.preset)
+            let timed = configuration.elements ?? scenario.elements(configuration.preset)
+            let elements = configuration.countsOnly ? scenario.countingElements(timed) : timed
             for threads in scenario.threadCounts(requested: configuration.threads) {
                 if scenario.isFloor {
                     result.append(Combination(scenario: scenario, design: nil, threads: threads, elements: elements))

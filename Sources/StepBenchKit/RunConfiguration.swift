@@ -15,6 +15,9 @@ public struct RunConfiguration: Sendable {
     /// Seeds the order of combinations in each round (recorded in the results file, so a run's
     /// order can be replayed); nil: a fresh seed per run.
     public var orderSeed: UInt64? = nil
+    /// A pass that only counts (allocations, contention) for a timing pass: each combination
+    /// runs ``ScenarioKind/countingElements(_:)`` of the timing's elements.
+    public var countsOnly = false
 
     public init() {}
 

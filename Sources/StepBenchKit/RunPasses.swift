@@ -32,18 +32,25 @@ public enum RunPasses {
     /// pass's repetitions of the same row (cyclically; exact counts repeat anyway), summaries
     /// and ratios recomputed. A row that failed in either pass is failed.
     public static func combine(timing: ResultsFile, allocations: ResultsFile) throws -> ResultsFile {
-        var file = try fill(timing, from: allocations, pass: "allocation", \.allocations, \.allocationRepetitions)
+        var file = try fill(
+            timing, from: allocations, pass: "allocation", \.allocations, \.allocationRepetitions, elements: .record)
         file.machine.allocator = "timing: \(timing.machine.allocator); allocations: \(allocations.machine.allocator)"
         return file
     }
 
+    /// What ``fill(_:from:pass:_:_:elements:)`` does with the elements a pass counted over
+    /// (``RepetitionResult/countedElements``): the first pass that fills records them; a later
+    /// one must have counted over the same, as both passes' counts share the one field.
+    enum CountedElements { case record, mustMatch }
+
     /// `file` with each repetition's `value` taken from `other`'s repetitions of the same row
-    /// (cyclically: `other` measured fewer; how many carry their own goes to `counted`),
-    /// summaries and ratios recomputed. A row that `other` did not measure is an error; one that
-    /// failed there is failed.
+    /// (cyclically: `other` measured fewer; how many carry their own goes to `counted`), and the
+    /// elements they were counted over, summaries and ratios recomputed. A row that `other` did
+    /// not measure is an error; one that failed there is failed.
     static func fill<Value>(
         _ file: ResultsFile, from other: ResultsFile, pass: String,
-        _ value: WritableKeyPath<RepetitionResult, Value>, _ counted: WritableKeyPath<ResultsFile.Row, Int?>
+        _ value: WritableKeyPath<RepetitionResult, Value>, _ counted: WritableKeyPath<ResultsFile.Row, Int?>,
+        elements: CountedElements
     ) throws -> ResultsFile {
         let measured = Dictionary(other.rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         var file = file
@@ -59,8 +66,19 @@ public enum RunPasses {
             }
             guard file.rows[i].status == .ok else { continue }
             for r in file.rows[i].repetitions.indices {
-                file.rows[i].repetitions[r][keyPath: value] =
-                    source.repetitions[r % source.repetitions.count][keyPath: value]
+                let from = source.repetitions[r % source.repetitions.count]
+                let over = from.countedElements ?? from.elements
+                let countedElements = over == file.rows[i].repetitions[r].elements ? nil : over
+                switch elements {
+                case .record: file.rows[i].repetitions[r].countedElements = countedElements
+                case .mustMatch:
+                    guard file.rows[i].repetitions[r].countedElements == countedElements else {
+                        throw ResultsError(
+                            "passes: the \(pass) pass counted \(file.rows[i].key) over \(over) elements, the allocation pass over \(file.rows[i].repetitions[r].countedElements ?? file.rows[i].repetitions[r].elements)"
+                        )
+                    }
+                }
+                file.rows[i].repetitions[r][keyPath: value] = from[keyPath: value]
             }
             file.rows[i][keyPath: counted] = min(source.repetitions.count, file.rows[i].repetitions.count)
             file.rows[i].summary = ResultsFile.Summary(

@@ -160,6 +160,14 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         }
     }
 
+    /// The elements of a pass that only counts (allocations, contention) where its timing pass
+    /// runs `elements`: a quarter, as long as that is no fewer than the suite's
+    /// (``suiteElements``, where the counts are known to be exact within their tolerance per
+    /// element); `elements` otherwise. Counts per element do not need the timing's length.
+    public func countingElements(_ elements: Int) -> Int {
+        elements / 4 >= suiteElements ? elements / 4 : elements
+    }
+
     /// Threads of the package-benchmark suite's run of this scenario (racing scenarios at 2).
     public var suiteThreads: Int { threadCounts(requested: [2]).first ?? 1 }
 
@@ -228,6 +236,10 @@ public struct RepetitionResult: Codable, Equatable, Sendable {
     /// The scenario's own count of the work around the elements (``ScenarioKind/sideMetric``):
     /// stale-storm's stale and duplicate promise calls, cancel-race's inputs over all rounds.
     public var sideEvents: UInt64? = nil
+    /// The elements that `allocations` and `contention` were counted over, when the passes
+    /// that count them ran fewer than this repetition timed (``ScenarioKind/countingElements(_:)``);
+    /// nil: `elements`.
+    public var countedElements: Int? = nil
 
     public init(
         elapsedNanoseconds: UInt64, elements: Int, allocations: UInt64, cpuNanoseconds: UInt64,
@@ -251,7 +263,11 @@ public struct RepetitionResult: Codable, Equatable, Sendable {
 
     public var nsPerElement: Double { Double(elapsedNanoseconds) / Double(elements) }
     public var elementsPerSecond: Double { Double(elements) * 1e9 / Double(max(elapsedNanoseconds, 1)) }
-    public var allocationsPerElement: Double { Double(allocations) / Double(elements) }
+    public var allocationsPerElement: Double { Double(allocations) / Double(countedElements ?? elements) }
+    /// One contention count per element (nil: not counted).
+    public func contentionPerElement(_ count: (ContentionCounts) -> UInt64) -> Double? {
+        contention.map { Double(count($0)) / Double(countedElements ?? elements) }
+    }
     public var cpuNsPerElement: Double { Double(cpuNanoseconds) / Double(elements) }
     /// fan-out: the mean over pipelines of each pipeline's own ns per element (nil elsewhere).
     public var perThreadNsPerElement: Double? {

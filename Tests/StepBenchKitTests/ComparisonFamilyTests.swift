@@ -132,4 +132,34 @@ struct ComparisonFamilyTests {
         missing.rows = []
         #expect(throws: ResultsError.self) { try RunPasses.combine(file, counting: missing) }
     }
+
+    @Test func test_passes_countsOverFewerElementsAreCountsPerTheirOwnElements() throws {
+        let timing = ComparisonTests.file(scale: 1)
+        let elements = timing.rows[0].repetitions[0].elements
+        func pass(_ transform: (inout RepetitionResult) -> Void) -> ResultsFile {
+            var f = timing
+            for i in f.rows.indices {
+                for r in f.rows[i].repetitions.indices {
+                    f.rows[i].repetitions[r].elements = elements / 4
+                    transform(&f.rows[i].repetitions[r])
+                }
+            }
+            return f
+        }
+        let allocations = pass { $0.allocations = UInt64(elements / 4) * 2 }  // 2 per element
+        let counting = pass { $0.contention = ContentionCounts(lockSlowPaths: UInt64(elements / 4) / 2) }
+        let combined = try RunPasses.combine(
+            RunPasses.combine(timing: timing, allocations: allocations), counting: counting)
+        let rep = combined.rows[0].repetitions[0]
+        #expect(rep.elements == elements && rep.countedElements == elements / 4)
+        #expect(rep.allocationsPerElement == 2)
+        #expect(combined.rows[0].summary?.allocationsPerElement.median == 2)
+        #expect(combined.rows[0].summary?.counts?[Metric.lockSlowPathsPerElement.rawValue] == 0.5)
+        // The two counting passes share the one field: they must have counted over the same.
+        #expect(throws: ResultsError.self) {
+            try RunPasses.combine(RunPasses.combine(timing: timing, allocations: timing), counting: counting)
+        }
+        #expect(ScenarioKind.syncStep.countingElements(200_000) == 50_000)
+        #expect(ScenarioKind.asyncPark.countingElements(2_000) == 2_000)  // a quarter is under the suite's
+    }
 }

@@ -317,7 +317,8 @@ def _timing_row_samples(row, floor_row):
 
 def _allocations(row):
     reps = row.get("repetitions") or []
-    return [r["allocations"] / r["elements"] for r in reps if r.get("elements") and r.get("allocations") is not None]
+    return [r["allocations"] / (r.get("countedElements") or r["elements"])
+            for r in reps if r.get("elements") and r.get("allocations") is not None]
 
 
 def build_series(files, noise):

@@ -101,7 +101,7 @@ extension Comparison {
     /// when the row was not counted.
     static func contentionPerElement(_ row: ResultsFile.Row, _ count: (ContentionCounts) -> UInt64) -> Double? {
         let counted = row.repetitions.prefix(row.contentionRepetitions ?? 0)
-        let values = counted.compactMap { r in r.contention.map { Double(count($0)) / Double(r.elements) } }
+        let values = counted.compactMap { r in r.contentionPerElement(count) }
         guard !values.isEmpty, values.count == counted.count else { return nil }
         return Statistics.median(values)
     }

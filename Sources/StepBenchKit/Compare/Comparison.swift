@@ -178,7 +178,7 @@ public struct Comparison: Codable, Equatable, Sendable {
         if !contentionIsExact(row) {  // counts under real threads vary from run to run, like timings
             let counted = row.repetitions.prefix(row.contentionRepetitions ?? 0)
             for (metric, count) in Metric.contention {
-                let samples = counted.compactMap { r in r.contention.map { Double(count($0)) / Double(r.elements) } }
+                let samples = counted.compactMap { r in r.contentionPerElement(count) }
                 if !samples.isEmpty && samples.count == counted.count && samples.allSatisfy({ $0 > 0 }) {
                     result.append((metric, samples))
                 }

@@ -55,6 +55,7 @@ public struct CountingRequest: Codable, Equatable, Sendable {
         configuration.warmup = warmup
         configuration.orderSeed = orderSeed
         configuration.allowDebug = allowDebug
+        configuration.countsOnly = true
         try configuration.validate()
         var runner = BenchmarkRunner(configuration: configuration)
         let tty = isatty(STDERR_FILENO) != 0
@@ -96,6 +97,6 @@ extension RunPasses {
     /// repetitions of the same row (cyclically, as allocations are). A row that failed its
     /// verification in the counting build is failed.
     public static func combine(_ file: ResultsFile, counting: ResultsFile) throws -> ResultsFile {
-        try fill(file, from: counting, pass: "counting", \.contention, \.contentionRepetitions)
+        try fill(file, from: counting, pass: "counting", \.contention, \.contentionRepetitions, elements: .mustMatch)
     }
 }

@@ -59,12 +59,13 @@ extension ResultsFile {
                             p99: median(l.map(\.p99)), p999: median(l.map(\.p999)),
                             p9999: median(l.map(\.p9999)), max: median(l.map(\.max)))
                     }() : nil
-                out.repetitions.append(
-                    RepetitionResult(
-                        elapsedNanoseconds: median(reps.map(\.elapsedNanoseconds)), elements: reps[0].elements,
-                        allocations: median(reps.map(\.allocations)),
-                        cpuNanoseconds: median(reps.map(\.cpuNanoseconds)),
-                        latency: latency))
+                var merged = RepetitionResult(
+                    elapsedNanoseconds: median(reps.map(\.elapsedNanoseconds)), elements: reps[0].elements,
+                    allocations: median(reps.map(\.allocations)),
+                    cpuNanoseconds: median(reps.map(\.cpuNanoseconds)),
+                    latency: latency)
+                merged.countedElements = reps[0].countedElements
+                out.repetitions.append(merged)
             }
             if out.status != .ok { out.repetitions = [] }
             out.summary = out.status == .ok ? Summary(out.repetitions, side: out.scenario.sideMetric) : nil

@@ -189,17 +189,22 @@ public struct ResultsFile: Codable, Equatable, Sendable {
                 latencyMax = Estimate(latencies.map { Double($0.max) })
             }
             var counts: [String: Double] = [:]
-            func add(_ metric: Metric?, _ reps: ArraySlice<RepetitionResult>, _ count: (RepetitionResult) -> UInt64?) {
+            func add(
+                _ metric: Metric?, _ reps: ArraySlice<RepetitionResult>, _ perElement: (RepetitionResult) -> Double?
+            ) {
                 guard let metric, !reps.isEmpty else { return }
-                let values = reps.compactMap { r in count(r).map { Double($0) / Double(r.elements) } }
+                let values = reps.compactMap(perElement)
                 if values.count == reps.count { counts[metric.rawValue] = Statistics.median(values) }
             }
+            func timed(_ count: UInt64?, _ r: RepetitionResult) -> Double? {
+                count.map { Double($0) / Double(r.elements) }
+            }
             let all = reps[...]
-            add(side, all) { $0.sideEvents }
-            add(.voluntarySwitchesPerElement, all) { $0.scheduling?.voluntarySwitches }
-            add(.involuntarySwitchesPerElement, all) { $0.scheduling?.involuntarySwitches }
+            add(side, all) { timed($0.sideEvents, $0) }
+            add(.voluntarySwitchesPerElement, all) { timed($0.scheduling?.voluntarySwitches, $0) }
+            add(.involuntarySwitchesPerElement, all) { timed($0.scheduling?.involuntarySwitches, $0) }
             for (metric, count) in Metric.contention {
-                add(metric, reps.prefix(counted ?? 0)) { $0.contention.map(count) }
+                add(metric, reps.prefix(counted ?? 0)) { $0.contentionPerElement(count) }
             }
             self.counts = counts.isEmpty ? nil : counts
         }
