@@ -62,6 +62,7 @@ extension StepBench {
                 }
             }
             if !paths.isEmpty { print(PathTable.text(paths)) }
+            if let splits = file.costSplits { print(CostSplitTable.text(splits)) }
             printError("profile written to \(url.path)\n")
         }
     }

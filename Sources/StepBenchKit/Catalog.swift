@@ -107,10 +107,10 @@ public struct Catalog: Codable, Equatable, Sendable {
             timingScenarios: [ScenarioKind.syncStep, .floorSync].map(\.rawValue),
             timingElements: ScenarioKind.syncStep.suiteElements,
             paths: StepPath.allCases.map { path in
-                let subjects = ([nil] + SteppingDesign.allCases.map(Optional.some)).filter { path.isDefined(for: $0) }
+                let subjects = Subject.all.filter { path.isDefined(for: $0) }
                 return Path(
-                    name: path.rawValue, summary: path.summary, event: path.event, subjects: subjects.map(design),
-                    exact: subjects.filter { path.countsAreExact(design: $0) }.map(design))
+                    name: path.rawValue, summary: path.summary, event: path.event, subjects: subjects.map(\.name),
+                    exact: subjects.filter { path.countsAreExact(for: $0) }.map(\.name))
             },
             abtestScenarios: [ScenarioKind.syncStep, .asyncStep, .asyncPark, .staleStorm, .cancelRace].flatMap {
                 [$0.rawValue, $0.floor!.rawValue]

@@ -19,7 +19,7 @@ import Stepping
 /// subscription) cancels out. Only single-thread scenarios are profiled: with more threads the
 /// interleaving, and so the count, varies.
 public struct Profiler {
-    public static let scenarios: [ScenarioKind] = [.syncStep, .floorSync]
+    public static let scenarios: [ScenarioKind] = [.syncStep, .floorSync, .floorStep]
     /// How many functions each profile row keeps (the rest is small).
     public static let functionsKept = 12
 
@@ -184,6 +184,9 @@ extension ResultsFile {
                 preset: .quick, repetitions: 1, warmup: false, threads: [1],
                 elementsOverride: elements, handoff: "none (callgrind, single thread)"),
             rows: [], peakRSSBytes: ResourceUsage.now().peakRSSBytes, profiles: profiles,
-            paths: paths.isEmpty ? nil : paths, catalog: .current)
+            paths: paths.isEmpty ? nil : paths, catalog: .current,
+            costSplits: {
+                let s = CostSplit.splits(profiles: profiles, paths: paths); return s.isEmpty ? nil : s
+            }())
     }
 }

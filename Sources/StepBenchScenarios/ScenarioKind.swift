@@ -11,6 +11,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     case fanOut = "fan-out"
     case paceJitter = "pace-jitter"
     case floorSync = "floor-sync"
+    case floorStep = "floor-step"
     case floorPingPong = "floor-pingpong"
     case floorAsync = "floor-async"
     case floorAsyncPark = "floor-async-park"
@@ -34,6 +35,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
             "N independent sync-step pipelines on N threads; aggregate and per-thread throughput; elements per pipeline"
         case .paceJitter: "pace at 1 ms on the DispatchQueue scheduler; latency = lateness of each output"
         case .floorSync: "floor: the sync-step upstream into a plain .max(1) subscriber (no stepping)"
+        case .floorStep:
+            "floor: sync-step into floor-step, the stepping API with no synchronisation (one thread only): the API's cost"
         case .floorPingPong:
             "floor: a raw two-thread ping-pong with async-step's spin-yield hand-off (the hand-off alone)"
         case .floorAsync: "floor: async-step's threads, hand-offs and waiter around a plain .max(1) subscriber"
@@ -60,8 +63,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .cancelRace: .floorCancelRace
         case .fanOut: .floorFanOut
         case .paceJitter: .floorPace
-        case .floorSync, .floorPingPong, .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorCancelRace,
-            .floorFanOut, .floorPace:
+        case .floorSync, .floorStep, .floorPingPong, .floorAsync, .floorAsyncPark, .floorStaleStorm,
+            .floorCancelRace, .floorFanOut, .floorPace:
             nil
         }
     }
@@ -81,7 +84,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// canceller, fulfiller or timer thread), so that nothing can contend.
     public func isSingleThreaded(threads: Int) -> Bool {
         switch self {
-        case .syncStep, .floorSync, .staleStorm, .floorStaleStorm, .fanOut, .floorFanOut: threads == 1
+        case .syncStep, .floorSync, .floorStep, .staleStorm, .floorStaleStorm, .fanOut, .floorFanOut: threads == 1
         case .asyncStep, .asyncPark, .cancelRace, .paceJitter, .floorPingPong, .floorAsync, .floorAsyncPark,
             .floorCancelRace, .floorPace:
             false
@@ -91,7 +94,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// The thread counts this scenario runs at, given the requested ones.
     public func threadCounts(requested: [Int]) -> [Int] {
         switch self {
-        case .syncStep, .paceJitter, .floorSync, .floorPace: [1]
+        case .syncStep, .paceJitter, .floorSync, .floorStep, .floorPace: [1]
         case .asyncStep, .asyncPark, .floorPingPong, .floorAsync, .floorAsyncPark: [2]
         case .staleStorm, .fanOut, .floorStaleStorm, .floorFanOut: requested
         case .cancelRace, .floorCancelRace: requested.filter { $0 >= 2 }.isEmpty ? [2] : requested.filter { $0 >= 2 }
@@ -104,7 +107,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         if preset == .brief { return suiteElements }
         let quick: Int =
             switch self {
-            case .syncStep, .floorSync: 200_000
+            case .syncStep, .floorSync, .floorStep: 200_000
             case .asyncStep, .floorPingPong: 20_000
             case .asyncPark: 2_000  // every hand-off wakes a thread: tens of µs each
             case .staleStorm: 100_000
@@ -150,7 +153,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     public var suiteElements: Int {
         if let shape = floorOf { return shape.suiteElements }
         return switch self {
-        case .syncStep, .floorSync, .staleStorm, .fanOut: 10_000
+        case .syncStep, .floorSync, .floorStep, .staleStorm, .fanOut: 10_000
         case .asyncStep, .floorPingPong: 2_000
         case .asyncPark: 1_000  // the two allocation counters differ by a few allocations per run
         case .cancelRace: 50
@@ -181,6 +184,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     public func run(design: SteppingDesign?, threads: Int, elements: Int) throws -> RepetitionResult {
         switch self {
         case .floorSync: return try FloorSync.run(elements: elements)
+        case .floorStep:
+            return try SyncStep.run(name: "floor-step", elements: elements) { FloorStep.makeSubscriber(stepper: $0) }
         case .floorPingPong: return try FloorPingPong.run(elements: elements)
         case .floorAsync: return try FloorAsync.run(handOff: .spinYield, elements: elements)
         case .floorAsyncPark: return try FloorAsync.run(handOff: .park, elements: elements)
@@ -199,8 +204,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .cancelRace: return try CancelRace.run(design: design, threads: threads, elements: elements)
         case .fanOut: return try FanOut.run(design: design, threads: threads, elements: elements)
         case .paceJitter: return try PaceJitter.run(design: design, elements: elements)
-        case .floorSync, .floorPingPong, .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorCancelRace,
-            .floorFanOut, .floorPace:
+        case .floorSync, .floorStep, .floorPingPong, .floorAsync, .floorAsyncPark, .floorStaleStorm,
+            .floorCancelRace, .floorFanOut, .floorPace:
             preconditionFailure("floors return above")
         }
     }

@@ -6,7 +6,7 @@
 // (`released`) are let go when the action is, after the call-out (rule R3).
 
 extension StepStateMachine.CompletePromiseAction {
-    @inlinable
+    @inlinable @inline(__always)  // per element in every design
     func perform() {
         switch self {
         case .none, .release: break

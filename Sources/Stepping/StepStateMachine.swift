@@ -187,7 +187,7 @@ struct StepStateMachine {
     /// An input is taken only with demand outstanding: in `subscribed` with no promise pending
     /// (after the first request, or after the last promise said `.more`). Anything else would
     /// call the stepper while its previous promise is unfulfilled (rule S1).
-    @inlinable
+    @inlinable @inline(__always)  // per element in every design
     mutating func receiveInput() -> ReceiveInputAction {
         guard phase == .subscribed, validPromiseID == Self.noPromiseID else { return .ignore }
         let id = nextPromiseID
@@ -234,7 +234,7 @@ struct StepStateMachine {
         case release(Subscribed)
     }
 
-    @inlinable
+    @inlinable @inline(__always)  // per element in every design
     mutating func completePromise(id: PromiseID, request: StepRequest) -> CompletePromiseAction {
         guard phase == .subscribed || phase == .stepping, validPromiseID == id, id != Self.noPromiseID else {
             return .none  // dead, subscribing, or not the valid promise

@@ -9,35 +9,41 @@ import Testing
 /// The path drivers, how their callgrind windows are read, and how their rows are compared.
 @Suite("Path drivers and their exact counts")
 struct PathTests {
-    @Test("every path drives every design (and its floor) and verifies each event", arguments: StepPath.allCases)
+    @Test(
+        "every path drives every design, floor-step and the floor (where it has one) and verifies each event",
+        arguments: StepPath.allCases)
     func test_path_drivesAndVerifies(path: StepPath) throws {
         AllocationCounter.install()
-        for design in [nil] + SteppingDesign.allCases.map(Optional.some) where path.isDefined(for: design) {
-            _ = try path.drive(design: design, events: 30, label: nil)
-            _ = try path.drive(design: design, events: 30, label: "test \(path.rawValue)")
+        for subject in Subject.all where path.isDefined(for: subject) {
+            _ = try path.drive(subject, events: 30, label: nil)
+            _ = try path.drive(subject, events: 30, label: "test \(path.rawValue)")
         }
+        #expect(path.isDefined(for: .floorStep))  // floor-step has every path: the API's part of each
     }
 
     @Test("a path that is not defined for a design refuses to run, naming both")
     func test_path_undefinedIsRefused() {
         AllocationCounter.install()
-        #expect { try StepPath.reentrantCompletion.drive(design: .seed, events: 3, label: nil) } throws: {
+        #expect { try StepPath.reentrantCompletion.drive(.design(.seed), events: 3, label: nil) } throws: {
             "\($0)".contains("reentrant-completion") && "\($0)".contains("seed")
         }
-        #expect(throws: ScenarioFailure.self) { try StepPath.stalePromise.drive(design: nil, events: 3, label: nil) }
+        #expect(throws: ScenarioFailure.self) { try StepPath.stalePromise.drive(.floor, events: 3, label: nil) }
     }
 
     @Test("a request's windows: every defined path at each count, labelled; a round trip through JSON")
     func test_request_windowsAndCoding() throws {
-        let request = PathRequest(design: .seed, paths: StepPath.allCases, events: [5, 15])
+        let request = PathRequest(subject: .design(.seed), paths: StepPath.allCases, events: [5, 15])
         #expect(request.windows.count == (StepPath.allCases.count - 1) * 2)  // seed has no reentrant-completion
         #expect(request.windows.first?.label == "sync-more seed 5")
-        let floor = PathRequest(design: nil, paths: StepPath.allCases, events: [5])
+        let floor = PathRequest(subject: .floor, paths: StepPath.allCases, events: [5])
         #expect(floor.windows.map(\.path) == StepPath.allCases.filter(\.hasFloor))
+        let floorStep = PathRequest(subject: .floorStep, paths: StepPath.allCases, events: [5])
+        #expect(floorStep.windows.first?.label == "sync-more floor-step 5")
+        #expect(try JSONDecoder().decode(PathRequest.self, from: JSONEncoder().encode(floorStep)) == floorStep)
         let decoded = try JSONDecoder().decode(PathRequest.self, from: JSONEncoder().encode(request))
         #expect(decoded == request)
         #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(PathRequest.self, from: Data(#"{"design":"nope","paths":[],"events":[]}"#.utf8))
+            try JSONDecoder().decode(PathRequest.self, from: Data(#"{"subject":"nope","paths":[],"events":[]}"#.utf8))
         }
     }
 
@@ -110,6 +116,34 @@ struct PathTests {
         f.paths = rows
         f.machine.swiftVersion = swift
         return f
+    }
+
+    @Test("a design's cost over the floor splits into the API's (floor-step − floor) and its own")
+    func test_costSplit_apiAndSynchronisation() {
+        func profile(_ scenario: ScenarioKind, _ design: String, _ perElement: Double) -> ResultsFile.ProfileRow {
+            ResultsFile.ProfileRow(
+                scenario: scenario, design: design, elementsLow: 1, elementsHigh: 3, instructionsLow: 0,
+                instructionsHigh: 0, instructionsPerElement: perElement, topFunctions: [])
+        }
+        let profiles = [
+            profile(.syncStep, "atomic", 1_100), profile(.floorSync, "floor", 500), profile(.floorStep, "floor", 900),
+        ]
+        let paths = [
+            Self.row(.deferredMore, design: "floor", instructions: 480, synchronising: 6),
+            Self.row(.deferredMore, design: "floor-step", instructions: 1_000, synchronising: 10),
+            Self.row(.deferredMore, design: "atomic", instructions: 1_400, synchronising: 22),
+            Self.row(.stalePromise, design: "floor-step", instructions: 40, synchronising: 0),
+            Self.row(.stalePromise, design: "actor", instructions: 86, synchronising: 2, exact: false),
+        ]
+        let splits = ResultsFile.CostSplit.splits(profiles: profiles, paths: paths)
+        let sync = splits.first { $0.path == "sync-step" && $0.design == "atomic" }
+        #expect(sync?.api == 400 && sync?.synchronisation == 200 && sync?.synchronisingOverFloorStep == nil)
+        let deferred = splits.first { $0.path == "deferred-more" && $0.design == "atomic" }
+        #expect(deferred?.api == 520 && deferred?.synchronisation == 400 && deferred?.synchronisingOverFloorStep == 12)
+        let stale = splits.first { $0.path == "stale-promise" }
+        #expect(stale?.floor == nil && stale?.api == nil && stale?.synchronisation == 46 && stale?.exact == false)
+        #expect(splits.count == 3)  // the floors themselves are not split
+        #expect(ResultsFile.CostSplit.splits(profiles: [], paths: [Self.row()]).isEmpty)  // no floor-step: none
     }
 
     @Test("compare gates exact path rows: +1 synchronising or allocation per event, +1% instructions")

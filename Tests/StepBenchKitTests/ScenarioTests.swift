@@ -9,7 +9,8 @@ import Testing
 struct ScenarioTests {
     static let sizes: [ScenarioKind: Int] = [
         .syncStep: 2_000, .asyncStep: 300, .staleStorm: 2_000, .cancelRace: 20, .fanOut: 1_000,
-        .paceJitter: 15, .floorSync: 2_000, .floorPingPong: 300, .floorAsync: 300, .floorStaleStorm: 2_000,
+        .paceJitter: 15, .floorSync: 2_000, .floorStep: 2_000, .floorPingPong: 300, .floorAsync: 300,
+        .floorStaleStorm: 2_000,
         .floorCancelRace: 20, .floorFanOut: 1_000, .floorPace: 15, .asyncPark: 100, .floorAsyncPark: 100,
     ]
 

@@ -4,7 +4,7 @@ import StepBenchScenarios
 import TestSupport
 import Testing
 
-@testable import Stepping
+@_spi(Measurement) @testable import Stepping
 
 /// Seeded random signal sequences: every design must make the same upstream and stepper calls,
 /// in the same order, as `StepStateMachine` driven by a direct interpreter (the oracle).
@@ -138,6 +138,15 @@ struct ModelBasedTests {
     // MARK: a design under the same script
 
     static func run(_ design: SteppingDesign, _ script: Script) -> [String] {
+        run(design.rawValue, script) { design.makeSubscriber(stepper: $0) }
+    }
+
+    typealias MakeSubscriber = (@escaping @Sendable (StepEvent<Int, TestError>) -> Void) -> any SteppingSubscriber<
+        Int, TestError
+    >
+
+    /// Any stepping subscriber under `script`, named `name` in failures.
+    static func run(_ name: String, _ script: Script, make: MakeSubscriber) -> [String] {
         let log = Box<[String]>([])
         let first = RecordingSubscription(name: "first"), second = RecordingSubscription(name: "second")
         for s in [first, second] {
@@ -147,7 +156,7 @@ struct ModelBasedTests {
         let promises = Box<[StepPromise]>([])
         let subscriberBox = Box<(any SteppingSubscriber<Int, TestError>)?>(nil)
         let reactions = script.reactions
-        let subscriber: any SteppingSubscriber<Int, TestError> = design.makeSubscriber { event in
+        let subscriber = make { event in
             switch event {
             case .input(let v, let promise):
                 log.mutate { $0.append("stepper(input \(v))") }
@@ -175,7 +184,7 @@ struct ModelBasedTests {
         subscriberBox.mutate { $0 = subscriber }
         var value = 0
         for (step, op) in script.ops.enumerated() {
-            guarded("\(design): model-based step \(step) (\(op))") {
+            guarded("\(name): model-based step \(step) (\(op))") {
                 switch op {
                 case .subscribe(let isSecond): subscriber.receive(subscription: isSecond ? second : first)
                 case .input:
@@ -198,8 +207,8 @@ struct ModelBasedTests {
 
     /// Asynchronous designs return no demand from `receive(_:)` but request it: compare them on
     /// demand as a whole (rule D3 is checked separately).
-    static func normalised(_ log: [String], for design: SteppingDesign) -> [String] {
-        guard !design.deliversSynchronously else { return log }
+    static func normalised(_ log: [String], synchronous: Bool) -> [String] {
+        guard !synchronous else { return log }
         // The demand goes to the accepted subscription: the one the first request went to.
         let accepted =
             log.first { $0.hasPrefix("request(") }?.dropFirst("request(".count).prefix { $0 != "," } ?? "first"
@@ -213,15 +222,24 @@ struct ModelBasedTests {
         expecting(design, breaks: .demandIgnoringUpstream, .reentrantCompletion) { Self.runSequences(design) }
     }
 
+    @Test("floor-step (the API with no synchronisation) makes the state machine's calls on one thread")
+    func test_modelBased_floorStepIsTheStateMachineOnOneThread() {
+        Self.runSequences("floor-step", synchronous: true) { FloorStep.makeSubscriber(stepper: $0) }
+    }
+
     static func runSequences(_ design: SteppingDesign) {
+        runSequences(design.rawValue, synchronous: design.deliversSynchronously) { design.makeSubscriber(stepper: $0) }
+    }
+
+    static func runSequences(_ design: String, synchronous: Bool, make: MakeSubscriber) {
         let base = UInt64(ProcessInfo.processInfo.environment["STEPBENCH_MODEL_SEED"] ?? "") ?? 0x5EED_0000
         let sequences = 400
         var failures = 0
         for i in 0..<UInt64(sequences) {
             let seed = base &+ i
             let script = Self.script(seed: seed, length: 40)
-            let expected = Self.normalised(Self.oracle(script), for: design)
-            let actual = Self.run(design, script)
+            let expected = Self.normalised(Self.oracle(script), synchronous: synchronous)
+            let actual = Self.run(design, script, make: make)
             if actual != expected {
                 failures += 1
                 let diff =

@@ -200,11 +200,14 @@ def build(args, results, folder):
     if any(p["scenario"] == "sync-step" for p in results.profiles):
         charts.instruction_bars(results, os.path.join(folder, "instructions.svg"))
         md += ["![instructions per element](instructions.svg)", ""]
-        top = [p for p in results.profiles if p["scenario"] == "sync-step"]
+        floors = {p["scenario"] for p in results.profiles if p["design"] == "floor"}
+        top = [p for p in results.profiles if p["scenario"] == "sync-step"] + \
+            [p for p in results.profiles if p["scenario"] in floors]
         md += instruction_breakdown(top)
     else:
         md += ["Instructions per element: not in these results (pass a `stepbench profile` file too).", ""]
     md += path_section(results)
+    md += split_section(results)
     md += ["## Repetitions and the scheduler", "",
            "Each point is one repetition (ns/element, log scale): timing here is often bimodal, and a median hides it. "
            "Hollow points are repetitions in which the process was preempted (at least one involuntary context switch) "
@@ -268,7 +271,11 @@ def path_section(results) -> list[str]:
     if not results.path_rows:
         return ["## Every path, counted exactly", "",
                 "Not in these results (pass a `stepbench profile` file made with its paths).", ""]
-    designs = [d for d in ["floor"] + results.designs() if any(p["design"] == d for p in results.path_rows)]
+    subjects = []  # the tool's order: the floors, then the designs
+    for p in (results.catalog or {}).get("paths", []):
+        subjects += [s for s in p.get("subjects", []) if s not in subjects]
+    subjects += [p["design"] for p in results.path_rows if p["design"] not in subjects]
+    designs = [d for d in subjects if any(p["design"] == d for p in results.path_rows)]
     order = [p["name"] for p in (results.catalog or {}).get("paths", [])]  # the tool's order
     for p in results.path_rows:
         if p["path"] not in order:
@@ -296,6 +303,31 @@ def path_section(results) -> list[str]:
     return md + [""]
 
 
+def split_section(results) -> list[str]:
+    """The tool's split of each design's instructions per event over the floor: the stepping
+    API's part (floor-step − floor) and the design's synchronisation (design − floor-step)."""
+    if not results.cost_splits:
+        return []
+    md = ["## What the API costs and what synchronisation costs", "",
+          "Instructions per event (callgrind, exact). *floor*: a plain subscriber, no stepping; *floor-step*: "
+          "the stepping API (box, event, promise, stepper call) with no synchronisation, correct on one thread "
+          "only; *API* = floor-step − floor; *synchronisation* = design − floor-step, what making the design "
+          "safe from any thread costs; *sync. instr.*: its synchronising instructions over floor-step's. Paths "
+          "about promises and `cancel()` have no plain floor. * marks counts that follow the schedule.", "",
+          "| path | design | design | floor | floor-step | API | synchronisation | sync. instr. |",
+          "|---|---|---:|---:|---:|---:|---:|---:|"]
+
+    def num(v):
+        return "–" if v is None else f"{v:,.0f}"
+    for c in results.cost_splits:
+        star = "" if c.get("exact", True) else "*"
+        sync = c.get("synchronisingOverFloorStep")
+        md.append(f"| {c['path']} | `{c['design']}` | {num(c['instructions'])} | {num(c.get('floor'))} | "
+                  f"{num(c['floorStep'])} | {num(c.get('api'))} | {num(c['synchronisation'])}{star} | "
+                  f"{'–' if sync is None else f'{sync:.1f}'} |")
+    return md + [""]
+
+
 def instruction_breakdown(profiles) -> list[str]:
     """Where each design's instructions per element go: exclusive instructions per element by
     function, inside the measured window (stepbench/2 profiles). Older files held inclusive
@@ -306,7 +338,8 @@ def instruction_breakdown(profiles) -> list[str]:
     for p in profiles:
         functions = [f for f in p.get("topFunctions", []) if f.get("instructionsPerElement") is not None]
         where = " (whole process)" if p.get("collection") == "wholeProcess" else ""
-        md.append(f"**`{p['design']}`** — {p['instructionsPerElement']:,.0f} instructions/element{where}")
+        name = p["scenario"] if p["design"] == "floor" else p["design"]  # a floor is its own scenario
+        md.append(f"**`{name}`** — {p['instructionsPerElement']:,.0f} instructions/element{where}")
         md.append("")
         if not functions:
             md += ["(this profile predates per-function counts; re-run `stepbench profile`)", ""]

@@ -56,6 +56,8 @@ class Results:
     catalog: dict = None
     #: `stepbench profile`'s exact counts per event of each (path, design), as the tool wrote them
     path_rows: list = field(default_factory=list)
+    #: `stepbench profile`'s split of each design's instructions per event (the API's part, the design's)
+    cost_splits: list = field(default_factory=list)
 
     @property
     def machine_id(self):
@@ -132,6 +134,7 @@ def load(paths):
     merged = {}
     profiles = {}
     path_rows = {}
+    cost_splits = {}
     last = None
     catalog = None
     for path in paths:
@@ -145,6 +148,8 @@ def load(paths):
             profiles[(p["scenario"], p["design"])] = p
         for p in data.get("paths") or []:
             path_rows[(p["path"], p["design"])] = p
+        for c in data.get("costSplits") or []:
+            cost_splits[(c["path"], c["design"])] = c
         catalog = data.get("catalog") or catalog
         # a profile-only file contributes its instruction counts, not its placeholder config
         if data["rows"] or last is None:
@@ -152,4 +157,4 @@ def load(paths):
     return Results(paths=list(paths), machine=last["machine"], configuration=last["configuration"],
                    created_at=last.get("createdAt", "?"), rows=list(merged.values()),
                    profiles=list(profiles.values()), harness_warnings=list(last.get("harnessWarnings") or []),
-                   catalog=catalog, path_rows=list(path_rows.values()))
+                   catalog=catalog, path_rows=list(path_rows.values()), cost_splits=list(cost_splits.values()))

@@ -176,3 +176,21 @@ def test_a_design_the_report_does_not_know_is_reported_without_seed(tmp_path):
     verdict = (out / "REPORT.md").read_text().split("## Verdict")[1].split("##")[0]
     assert "1. **Synchronous `.more` (one thread): `mutex2`** — " in verdict
     assert "series-mutex2" in series_ids(out / "throughput-sync-step.svg")
+
+
+def test_cost_splits_are_tabled_as_the_tool_wrote_them(tmp_path):
+    profile = json.load(open(os.path.join(os.path.dirname(__file__), "fixtures", "profile.json")))
+    profile["costSplits"] = [
+        {"path": "sync-step", "design": "atomic", "instructions": 1100.0, "floor": 500.0, "floorStep": 900.0,
+         "api": 400.0, "synchronisation": 200.0, "exact": True},
+        {"path": "stale-promise", "design": "actor", "instructions": 86.0, "floorStep": 40.0,
+         "synchronisation": 46.0, "synchronisingOverFloorStep": 2.0, "exact": False},
+    ]
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps(profile))
+    out = tmp_path / "report"
+    assert report.main([FIXTURE, str(path), "--out", str(out)]) == 0
+    text = (out / "REPORT.md").read_text()
+    assert "## What the API costs and what synchronisation costs" in text
+    assert "| sync-step | `atomic` | 1,100 | 500 | 900 | 400 | 200 | – |" in text
+    assert "| stale-promise | `actor` | 86 | – | 40 | – | 46* | 2.0 |" in text

@@ -21,7 +21,7 @@ extension Comparison {
     static let countTolerance = 0.5
 
     /// The exact comparison of every (path, design) measured in both files whose counts are
-    /// exact (``StepPath/countsAreExact(design:)``; the others are not compared): instructions
+    /// exact (``StepPath/countsAreExact(for:)``; the others are not compared): instructions
     /// per event (relative tolerance ``instructionTolerance(design:)``), synchronising instructions and
     /// allocations per event (absolute tolerance ``countTolerance``). A path row measured on one
     /// side only is listed as such (only in the baseline: the gate fails, it stopped checking a

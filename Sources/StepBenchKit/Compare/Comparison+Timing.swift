@@ -12,7 +12,7 @@ extension ScenarioKind {
         switch self {
         case .cancelRace, .floorCancelRace, .paceJitter, .floorPace, .floorPingPong: .latencyP50
         case .syncStep, .asyncStep, .asyncPark, .staleStorm, .fanOut: .nsPerElementVsFloor
-        case .floorSync, .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorFanOut: .nsPerElement
+        case .floorSync, .floorStep, .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorFanOut: .nsPerElement
         }
     }
 

@@ -29,14 +29,14 @@ public struct PathProfiler {
     {
         var synchronising = SynchronisingInstructions()
         var rows: [ResultsFile.PathRow] = []
-        let requests = ([nil] + designs.map(Optional.some)).map {
-            PathRequest(design: $0, paths: paths, events: [eventsLow, eventsHigh])
+        let requests = ([.floor, .floorStep] + designs.map(Subject.design)).map {
+            PathRequest(subject: $0, paths: paths, events: [eventsLow, eventsHigh])
         }.filter { !$0.windows.isEmpty }
         // The children, one subject per core at a time: each child's counts are its own (one
         // process, its own hash seeds and arguments), whatever runs beside it.
         let progressLock = NSLock()
         let measured = try parallelMap(requests) { request in
-            let subject = request.design?.rawValue ?? "floor"
+            let subject = request.subject.name
             progressLock.withLock {
                 progress(
                     "profiling the paths of \(subject) (\(eventsLow) and \(eventsHigh) events, natively and under callgrind)"
@@ -48,10 +48,9 @@ public struct PathProfiler {
             return (allocations, output)
         }
         for (request, (allocations, output)) in zip(requests, measured) {
-            let design = request.design
-            let subject = design?.rawValue ?? "floor"
+            let subject = request.subject
             let dumps = try windows(of: request, in: CallgrindDump.parts(of: output))
-            for path in paths where path.isDefined(for: design) {
+            for path in paths where path.isDefined(for: subject) {
                 let low = dumps[request.label(path, eventsLow)]!, high = dumps[request.label(path, eventsHigh)]!
                 let span = Double(eventsHigh - eventsLow)
                 func perEvent(_ a: UInt64, _ b: UInt64) -> Double { (Double(b) - Double(a)) / span }
@@ -61,14 +60,14 @@ public struct PathProfiler {
                 let (syncLow, syncHigh) = (try synchronising.count(in: low), try synchronising.count(in: high))
                 rows.append(
                     ResultsFile.PathRow(
-                        path: path, design: subject, eventsLow: eventsLow, eventsHigh: eventsHigh,
+                        path: path, design: subject.name, eventsLow: eventsLow, eventsHigh: eventsHigh,
                         instructionsPerEvent: perEvent(low.total, high.total),
                         synchronisingPerEvent: perEvent(syncLow.total, syncHigh.total),
                         allocationsPerEvent: perEvent(allocationsLow, allocationsHigh),
                         topFunctions: functions,
                         synchronisingFunctions: Self.top(
                             syncLow.functions, syncHigh.functions, span: span, keeping: .max),
-                        exact: path.countsAreExact(design: design)))
+                        exact: path.countsAreExact(for: subject)))
             }
         }
         // Every window synchronises (the driver's own semaphore, if nothing else): none found means
@@ -143,7 +142,7 @@ public struct PathProfiler {
         guard result.status == 0 else {
             let tail = result.stderr.split(separator: "\n").suffix(4).joined(separator: " / ")
             throw ScenarioFailure(
-                "profile: the path child of \(request.design?.rawValue ?? "floor") exited \(result.status): \(tail)")
+                "profile: the path child of \(request.subject) exited \(result.status): \(tail)")
         }
         do { return try JSONDecoder().decode(PathResponse.self, from: Data(result.stdout.utf8)).windows } catch {
             throw ScenarioFailure("profile: the path child's answer is not a PathResponse: \(error)")

@@ -3,53 +3,30 @@ import StepBenchScenarios
 import Stepping
 
 /// What the path profiler asks of its child process (`stepbench child`, hidden), as JSON on
-/// the child's standard input: drive each path of `design` (nil: the floor) once per count in
-/// `events`, each in its own measured window. The child answers with a ``PathResponse`` on
-/// standard output. The kit builds no command line for it.
+/// the child's standard input: drive each path of `subject` once per count in `events`, each in
+/// its own measured window. The child answers with a ``PathResponse`` on standard output. The
+/// kit builds no command line for it.
 public struct PathRequest: Codable, Equatable, Sendable {
-    public var design: SteppingDesign?
+    public var subject: Subject
     public var paths: [StepPath]
     public var events: [Int]
 
-    public init(design: SteppingDesign?, paths: [StepPath], events: [Int]) {
-        self.design = design
+    public init(subject: Subject, paths: [StepPath], events: [Int]) {
+        self.subject = subject
         self.paths = paths
         self.events = events
     }
 
-    private enum CodingKeys: String, CodingKey { case design, paths, events }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let name = try c.decodeIfPresent(String.self, forKey: .design)
-        design = try name.map { name in
-            guard let design = SteppingDesign(rawValue: name) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .design, in: c, debugDescription: "unknown design '\(name)'")
-            }
-            return design
-        }
-        paths = try c.decode([StepPath].self, forKey: .paths)
-        events = try c.decode([Int].self, forKey: .events)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(design?.rawValue, forKey: .design)
-        try c.encode(paths, forKey: .paths)
-        try c.encode(events, forKey: .events)
-    }
-
     /// The windows this request opens, in order: the paths `design` has, each count.
     public var windows: [PathResponse.Window] {
-        paths.filter { $0.isDefined(for: design) }.flatMap { path in
+        paths.filter { $0.isDefined(for: subject) }.flatMap { path in
             events.map { PathResponse.Window(path: path, events: $0, label: label(path, $0), allocations: 0) }
         }
     }
 
     /// The window's label, as callgrind's dump part carries it after ``MeasuredWindow/labelPrefix``.
     func label(_ path: StepPath, _ events: Int) -> String {
-        "\(path.rawValue) \(design?.rawValue ?? "floor") \(events)"
+        "\(path.rawValue) \(subject) \(events)"
     }
 
     /// Runs the request in this process (the child's side): every window, verified.
@@ -57,12 +34,12 @@ public struct PathRequest: Codable, Equatable, Sendable {
         AllocationCounter.install()
         ThreadedProcess.ensure()
         var windows = self.windows
-        for path in paths where path.isDefined(for: design) {  // warm-ups, outside any window
-            _ = try path.drive(design: design, events: events.min() ?? 1, label: nil)
+        for path in paths where path.isDefined(for: subject) {  // warm-ups, outside any window
+            _ = try path.drive(subject, events: events.min() ?? 1, label: nil)
         }
         for i in windows.indices {
             windows[i].allocations = try windows[i].path.drive(
-                design: design, events: windows[i].events, label: windows[i].label)
+                subject, events: windows[i].events, label: windows[i].label)
         }
         return PathResponse(windows: windows)
     }

@@ -27,6 +27,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     /// order, which deliver asynchronously, each scenario's floor. The report and `scripts/history`
     /// read floors and order from here, so they name none themselves. Absent in older files.
     public var catalog: Catalog? = nil
+    /// Each design's instructions per event over the floor, split into the API's part and its
+    /// synchronisation's (``CostSplit``; `stepbench profile` with floor-step). Absent elsewhere.
+    public var costSplits: [CostSplit]? = nil
 
     /// Instructions per element of one (scenario, design): the difference of two callgrind runs
     /// of `elementsHigh` and `elementsLow` elements, so start-up and set-up cancel out.
@@ -74,7 +77,7 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         public var topFunctions: [FunctionCost]
         /// The synchronising instructions per event by function, most first.
         public var synchronisingFunctions: [FunctionCost]
-        /// Whether the counts are fixed by the code (``StepPath/countsAreExact(design:)``):
+        /// Whether the counts are fixed by the code (``StepPath/countsAreExact(for:)``):
         /// `compare` gates only those.
         public var exact: Bool
     }

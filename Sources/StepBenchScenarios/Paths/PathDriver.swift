@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 import Synchronization
 
 /// Drives one ``StepPath``: plays upstream itself (one ``PathUpstream`` for every subscription),
@@ -12,13 +12,13 @@ import Synchronization
 /// an actor the driver parks until the actor's thread produced it. No thread polls.
 struct PathDriver {
     let path: StepPath
-    let design: SteppingDesign?
+    let subject: Subject
     let events: Int
     let upstream = PathUpstream()
     /// What the stepper of the current subscriber needs from the driver.
     let slot = PathSlot()
 
-    var name: String { "\(path.rawValue) \(design?.rawValue ?? "floor")" }
+    var name: String { "\(path.rawValue) \(subject)" }
 
     /// Drives the events inside a window labelled `label`, or, with no label, outside any
     /// window (a warm-up: the first use of metadata, caches and lazily built objects then
@@ -75,7 +75,7 @@ struct PathDriver {
         let demand = subscriber.receive(i)
         try upstream.await(1, "\(name): input \(i)")
         if path == .deferredMore && !keep {
-            slot.fulfil(design: design, upstream: upstream)
+            slot.fulfil(subject: subject, upstream: upstream)
         }
         if demand == .none {
             try upstream.await(1, "\(name): the request after input \(i)")
@@ -137,26 +137,17 @@ struct PathDriver {
         try upstream.await(1, "\(name): the first request")
     }
 
-    /// A new subscriber of `design` (a ``PlainSubscriber`` for the floor), and the same object as
-    /// a `Cancellable` (nil for the floor).
+    /// A new subscriber of `subject` (a ``PlainSubscriber`` for the floor), and the same object
+    /// as a `Cancellable` (nil for the floor).
     private func makeSubscriber() -> (any Subscriber<Int, Never>, (any Cancellable)?) {
-        guard let design else { return (PlainSubscriber(path: path, upstream: upstream), nil) }
         let (path, upstream, slot) = (self.path, self.upstream, self.slot)
-        let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { (event: StepEvent<Int, Never>) in
-            switch event {
-            case .input(let value, let promise):
-                // The reaction first: the driver may act on the promise as soon as it sees the input.
-                defer { upstream.record(input: value) }
-                switch path {
-                case .syncMore: promise(.more)
-                case .stalePromise: if value == 0 { slot.promise = promise; promise(.more) }
-                case .cancelInStepper: slot.cancellable?.cancel()
-                case .reentrantCompletion: slot.subscriber?.receive(completion: .finished)
-                default: slot.promise = promise
-                }
-            case .completion:
-                upstream.recordCompletion()
-            }
+        // Each stepper a closure literal at the call: converting one closure value to the
+        // designs' generic stepper type would add a reabstraction thunk to every event.
+        let subscriber: any SteppingSubscriber<Int, Never>
+        switch subject {
+        case .floor: return (PlainSubscriber(path: path, upstream: upstream), nil)
+        case .floorStep: subscriber = FloorStep.makeSubscriber { react(path, upstream, slot, $0) }
+        case .design(let design): subscriber = design.makeSubscriber { react(path, upstream, slot, $0) }
         }
         return (subscriber, subscriber)
     }
@@ -166,6 +157,25 @@ struct PathDriver {
         let expected = PathUpstream.Totals(
             requests: requests, inputs: inputs, cancels: cancels, completions: completions, outOfOrder: 0)
         try verify(seen == expected, "\(name): expected \(expected), saw \(seen)")
+    }
+}
+
+/// What a path's stepper does with each event.
+@inline(__always)
+private func react(_ path: StepPath, _ upstream: PathUpstream, _ slot: PathSlot, _ event: StepEvent<Int, Never>) {
+    switch event {
+    case .input(let value, let promise):
+        // The reaction first: the driver may act on the promise as soon as it sees the input.
+        defer { upstream.record(input: value) }
+        switch path {
+        case .syncMore: promise(.more)
+        case .stalePromise: if value == 0 { slot.promise = promise; promise(.more) }
+        case .cancelInStepper: slot.cancellable?.cancel()
+        case .reentrantCompletion: slot.subscriber?.receive(completion: .finished)
+        default: slot.promise = promise
+        }
+    case .completion:
+        upstream.recordCompletion()
     }
 }
 
@@ -240,8 +250,8 @@ final class PathSlot: @unchecked Sendable {
     var cancellable: (any Cancellable)?
 
     /// `deferred-more`'s `.more` after the stepper returned; the floor requests directly.
-    func fulfil(design: SteppingDesign?, upstream: PathUpstream) {
-        if design == nil { upstream.request(.max(1)) } else { promise?(.more) }
+    func fulfil(subject: Subject, upstream: PathUpstream) {
+        if subject == .floor { upstream.request(.max(1)) } else { promise?(.more) }
     }
 }
 

@@ -43,23 +43,26 @@ public enum StepPath: String, CaseIterable, Sendable, Codable {
     /// subscriber with no stepper and no promise. Paths about promises or `cancel()` have none.
     public var hasFloor: Bool { [.syncMore, .deferredMore, .subscribeComplete].contains(self) }
 
-    /// Whether `design` (nil: the floor) has this path: the floor only where ``hasFloor``;
-    /// `seed` has no re-entrant completion (it drops it: CONFORMANCE.md, what the original gets
-    /// wrong), so its driver would wait for a completion that never comes.
-    public func isDefined(for design: SteppingDesign?) -> Bool {
-        guard let design else { return hasFloor }
-        return !(self == .reentrantCompletion && design == .seed)
+    /// Whether `subject` has this path: the floor only where ``hasFloor``; floor-step every
+    /// path; `seed` has no re-entrant completion (it drops it: CONFORMANCE.md, what the original
+    /// gets wrong), so its driver would wait for a completion that never comes.
+    public func isDefined(for subject: Subject) -> Bool {
+        switch subject {
+        case .floor: hasFloor
+        case .floorStep: true
+        case .design(let design): !(self == .reentrantCompletion && design == .seed)
+        }
     }
 
-    /// Whether this path's counts for `design` (nil: the floor) are fixed by the code, so that
-    /// two profiles of one build agree and `compare` gates them. They are for every synchronous
-    /// design and the floors. For an asynchronous design (the actors) an event hands work to the
-    /// actor's thread and parks the driver until it is done: how often threads park and wake, and
-    /// how long the runtime spins first, follow the schedule, and the counts of one build move by
-    /// up to a fifth between runs. Only `stale-promise`, which wakes no thread, is exact there;
-    /// the actors' `sync-step` profile (a drain that never parks) is gated too.
-    public func countsAreExact(design: SteppingDesign?) -> Bool {
-        guard let design, !design.deliversSynchronously else { return true }
+    /// Whether this path's counts for `subject` are fixed by the code, so that two profiles of
+    /// one build agree and `compare` gates them. They are for every synchronous design and the
+    /// two floors. For an asynchronous design (the actors) an event hands work to the actor's
+    /// thread and parks the driver until it is done: how often threads park and wake, and how
+    /// long the runtime spins first, follow the schedule, and the counts of one build move by up
+    /// to a fifth between runs. Only `stale-promise`, which wakes no thread, is exact there; the
+    /// actors' `sync-step` profile (a drain that never parks) is gated too.
+    public func countsAreExact(for subject: Subject) -> Bool {
+        guard let design = subject.design, !design.deliversSynchronously else { return true }
         return self == .stalePromise
     }
 
@@ -79,11 +82,11 @@ public enum StepPath: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// Drives `events` events of this path through `design` (nil: the floor) inside one
-    /// ``MeasuredWindow`` labelled `label` (none: a warm-up outside any window), verifies them,
-    /// and returns the allocations made meanwhile.
-    public func drive(design: SteppingDesign?, events: Int, label: String?) throws -> UInt64 {
-        try verify(isDefined(for: design), "\(rawValue) is not defined for \(design?.rawValue ?? "the floor")")
-        return try PathDriver(path: self, design: design, events: events).run(label: label)
+    /// Drives `events` events of this path through `subject` inside one ``MeasuredWindow``
+    /// labelled `label` (none: a warm-up outside any window), verifies them, and returns the
+    /// allocations made meanwhile.
+    public func drive(_ subject: Subject, events: Int, label: String?) throws -> UInt64 {
+        try verify(isDefined(for: subject), "\(rawValue) is not defined for \(subject)")
+        return try PathDriver(path: self, subject: subject, events: events).run(label: label)
     }
 }

@@ -58,7 +58,7 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
     /// Returns the word seen and the word written (nil if nothing was written). With
     /// `borrowing: true` the transition may borrow, so it is not tried while the borrow count
     /// is full: the thread yields until a (short) borrow is returned.
-    @inlinable
+    @inlinable @inline(__always)  // every transition: its closure then folds into the caller
     func update(borrowing: Bool = false, _ transition: (Word) -> Word?) -> (old: Word, new: Word?) {
         var old = Word(raw: word.load(ordering: .acquiring))
         while true {
