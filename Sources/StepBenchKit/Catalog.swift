@@ -74,6 +74,9 @@ public struct Catalog: Codable, Equatable, Sendable {
     /// Where the asynchronous designs' verdict for a promise fulfilled on another thread is read:
     /// the scenario whose hand-offs park (a spinning hand-off starves their executor's thread).
     public var asynchronousVerdictScenario: String? = nil
+    /// The stepping API with no synchronisation, as a floor of sync-step's shape (floor-step):
+    /// what a design costs over it is its synchronisation.
+    public var apiFloorScenario: String? = nil
 
     public static var current: Catalog {
         func design(_ d: SteppingDesign?) -> String { d?.rawValue ?? "floor" }
@@ -119,7 +122,8 @@ public struct Catalog: Codable, Equatable, Sendable {
                 .staleCallsPerElement, .inputsPerRound, .voluntarySwitchesPerElement, .involuntarySwitchesPerElement,
             ]
                 + Metric.contention.map(\.metric)).map(\.rawValue),
-            asynchronousVerdictScenario: ScenarioKind.asyncPark.rawValue)
+            asynchronousVerdictScenario: ScenarioKind.asyncPark.rawValue,
+            apiFloorScenario: ScenarioKind.floorStep.rawValue)
     }
 }
 
@@ -141,6 +145,7 @@ extension Catalog {
             paths: try c.decodeIfPresent([Path].self, forKey: .paths) ?? [],
             abtestScenarios: try c.decodeIfPresent([String].self, forKey: .abtestScenarios) ?? [],
             countMetrics: try c.decodeIfPresent([String].self, forKey: .countMetrics) ?? [],
-            asynchronousVerdictScenario: try c.decodeIfPresent(String.self, forKey: .asynchronousVerdictScenario))
+            asynchronousVerdictScenario: try c.decodeIfPresent(String.self, forKey: .asynchronousVerdictScenario),
+            apiFloorScenario: try c.decodeIfPresent(String.self, forKey: .apiFloorScenario))
     }
 }

@@ -205,6 +205,13 @@ def instruction_bars(results, path):
         line = ax.axhline(floor[0]["instructionsPerElement"], linestyle="--", color=COLORS["floor"],
                           label=f"floor ({floor_name})")
         line.set_gid("series-floor")
+    api_name = (results.catalog or {}).get("apiFloorScenario")  # the API with no synchronisation
+    api = [p for p in results.profiles if p["scenario"] == api_name]
+    if api:
+        line = ax.axhline(api[0]["instructionsPerElement"], linestyle=":", color=COLORS["floor"], linewidth=1.6,
+                          label=f"{api_name}: the API, unsynchronised")
+        line.set_gid("series-api-floor")
+    if floor or api:
         ax.legend(loc="upper left", frameon=False)
     ax.set_title("sync-step: instructions per element (callgrind, exact)")
     if max(values + [1]) > 20 * max(min(values + [1]), 1):  # one design dwarfs the others
@@ -352,9 +359,16 @@ def history_instructions(history, path):
         marks += [(xs[c.index], s.points[c.index][0].short, s.design, s.values[c.index], c.ratio) for c in s.change_points]
     _history_x(ax, profiles)
     _mark_change_points(ax, marks)
-    ax.set_ylim(0, max(max(s.values) for s in series) * 1.15)  # headroom for the commit labels
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
-    ax.set_ylabel("instructions / element")
+    top, bottom = max(max(s.values) for s in series), min(min(s.values) for s in series)
+    if top > 20 * max(bottom, 1):  # one design dwarfs the others: a log scale keeps them apart
+        ax.set_yscale("log")
+        ax.set_ylim(max(bottom, 1) * 0.6, top * 2.5)  # headroom for the commit labels
+        ax.yaxis.set_major_formatter(FuncFormatter(_si))
+        ax.set_ylabel("instructions / element (log scale)")
+    else:
+        ax.set_ylim(0, top * 1.15)  # headroom for the commit labels
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
+        ax.set_ylabel("instructions / element")
     ax.set_title("sync-step: instructions per element, each profile in commit order (exact)", fontsize=11)
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
     _save(fig, path)
