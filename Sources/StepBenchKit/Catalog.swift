@@ -29,7 +29,8 @@ public struct Catalog: Codable, Equatable, Sendable {
         public var summary: String
         /// What one event is ("element", "stale call", "subscription").
         public var event: String
-        /// The designs (and "floor") the path is driven for.
+        /// What the path is driven for (``Subject``): "floor" where it has one, "floor-step",
+        /// then the designs.
         public var subjects: [String]
         /// Of those, the ones whose counts are exact, which `compare` gates.
         public var exact: [String]

@@ -6,10 +6,10 @@ import Stepping
 /// they go, function by function; and, with ``PathProfiler``, exact counts per event of every
 /// path of every design.
 ///
-/// Each (scenario, design) runs twice in a child process — `stepbench run --pass timing` with
-/// `low` and then `high` elements, one repetition, no warm-up, jemalloc's thread caches on as
-/// in the timing pass — on a copy of this binary stripped of debug information (valgrind 3.19
-/// cannot read Swift 6.3's). Instructions are counted between the scenario's
+/// Each (scenario, design) runs twice in a child process — `stepbench child` with a
+/// ``ProfileRequest`` for `low` and then `high` elements, one repetition, no warm-up,
+/// jemalloc's thread caches on as in the timing pass — on a copy of this binary stripped of
+/// debug information (valgrind 3.19 cannot read Swift 6.3's). Instructions are counted between the scenario's
 /// ``MeasuredWindow``'s open and close, in every thread (the actors call the stepper on their
 /// own executor's thread), from the window's own dump part, which the profiler checks was
 /// written exactly once; Swift's hashing is made deterministic (`SWIFT_DETERMINISTIC_HASHING=1`),
@@ -74,22 +74,17 @@ public struct Profiler {
         let targets = scenarios.flatMap { scenario in
             (scenario.isFloor ? [nil] : designs.map(Optional.some)).map { (scenario: scenario, design: $0) }
         }
-        // One target per core at a time (callgrind runs one thread at a time). Each child writes
-        // its results to a name of its own of one length (`a.json`, `b.json`, …): the length of
-        // its arguments moves what lies after them on its stack, the letters do not.
-        guard targets.count <= Self.letters.count else {
-            throw ScenarioFailure("profile: at most \(Self.letters.count) scenario × design targets at once")
-        }
+        // One target per core at a time (callgrind runs one thread at a time). Every child has
+        // the same arguments (`<binary> child`, the request on stdin): the length of its arguments
+        // would move what lies after them on its stack.
         let progressLock = NSLock()
-        let indexed = Array(targets.enumerated())
-        let counts = try parallelMap(indexed) { index, target in
+        let counts = try parallelMap(targets) { target in
             let name = "\(target.scenario.rawValue) \(target.design?.rawValue ?? "floor")"
             progressLock.withLock {
                 progress("profiling \(name) (\(elementsLow) and \(elementsHigh) elements under callgrind)")
             }
-            let output = work.appendingPathComponent("\(Self.letters[index]).json")
-            let low = try count(binary, target.scenario, target.design, elementsLow, work, output: output)
-            let high = try count(binary, target.scenario, target.design, elementsHigh, work, output: output)
+            let low = try count(binary, target.scenario, target.design, elementsLow, work)
+            let high = try count(binary, target.scenario, target.design, elementsHigh, work)
             guard high.total > low.total else {
                 throw ScenarioFailure(
                     "profile \(name): \(high.total) instructions for \(elementsHigh) elements, not more than \(low.total) for \(elementsLow)"
@@ -119,30 +114,21 @@ public struct Profiler {
         return rows
     }
 
-    /// The results files' names of the profiled children: one letter each.
-    static let letters = Array("abcdefghijklmnopqrstuvwxyz")
-
     /// One callgrind run: the measured window's total and its exclusive instructions per
     /// function, from the window's own dump part (checked to be the run's only window).
     private func count(
         _ binary: URL, _ scenario: ScenarioKind, _ design: SteppingDesign?, _ elements: Int,
-        _ work: URL, output: URL
+        _ work: URL
     ) throws -> (total: UInt64, functions: [String: UInt64]) {
         let out = work.appendingPathComponent(
             "callgrind.\(scenario.rawValue).\(design?.rawValue ?? "floor").\(elements)")
-        var arguments = [
+        let arguments = [
             "--tool=callgrind", "--callgrind-out-file=\(out.path)", "--dump-instr=yes", "--compress-strings=no",
-            "--compress-pos=no",
+            "--compress-pos=no", binary.path, "child",
         ]
-        arguments += [
-            binary.path, "run",
-            "--scenario", scenario.rawValue, "--elements", String(elements), "--repetitions", "1",
-            "--no-warmup", "--threads", "1", "--pass", "timing", "--order-seed", "1",
-            "--output", output.path,
-        ]
-        if let design { arguments += ["--design", design.rawValue] }
-        if MachineFingerprint.buildConfigurationOfThisBinary == "debug" { arguments.append("--allow-debug") }
-        try run(valgrind, arguments)
+        let request = ProfileRequest(
+            scenario: scenario, subject: design.map(Subject.design) ?? .floor, elements: elements)
+        try run(valgrind, arguments, input: try JSONEncoder().encode(ChildRequest.profile(request)))
         let windows = try CallgrindDump.parts(of: out).filter {
             $0.trigger == "Client Request: \(MeasuredWindow.labelPrefix)"
         }
@@ -155,13 +141,12 @@ public struct Profiler {
     }
 
     @discardableResult
-    private func run(_ command: String, _ arguments: [String]) throws -> String {
+    private func run(_ command: String, _ arguments: [String], input: Data? = nil) throws -> String {
         var environment = ProcessInfo.processInfo.environment
-        environment["STEPBENCH_PROFILED_RUN"] = "1"
         environment["SWIFT_DETERMINISTIC_HASHING"] = "1"  // the same hash seeds, so the same instructions
         environment["MALLOC_CONF"] = "tcache:true"  // the allocator as users run it, as the timing pass does
         let result: Subprocess.Result
-        do { result = try Subprocess.run(command, arguments, environment: environment) } catch {
+        do { result = try Subprocess.run(command, arguments, environment: environment, input: input) } catch {
             throw ScenarioFailure(
                 "profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
         }

@@ -74,7 +74,7 @@ public enum RunPasses {
                 case .mustMatch:
                     guard file.rows[i].repetitions[r].countedElements == countedElements else {
                         throw ResultsError(
-                            "passes: the \(pass) pass counted \(file.rows[i].key) over \(over) elements, the allocation pass over \(file.rows[i].repetitions[r].countedElements ?? file.rows[i].repetitions[r].elements)"
+                            "passes: the \(pass) pass counted \(file.rows[i].key) over \(over) elements, the pass before it over \(file.rows[i].repetitions[r].countedElements ?? file.rows[i].repetitions[r].elements)"
                         )
                     }
                 }

@@ -154,6 +154,26 @@ struct StepStateMachine {
     @inlinable
     var isDead: Bool { phase == .dead }
 
+    /// Which references each phase holds, checked in debug builds after every transition
+    /// (compiled out in release): the stepper until death; the subscription while subscribed
+    /// or stepping; a pending completion only while stepping; a valid promise only while
+    /// subscribed or stepping, and never one not yet handed out.
+    @inlinable @inline(__always)
+    func checkInvariants() {
+        #if DEBUG
+            precondition((stepper != nil) == (phase != .dead), "StepStateMachine: stepper held in \(phase)")
+            precondition(
+                (subscription != nil) == (phase == .subscribed || phase == .stepping),
+                "StepStateMachine: subscription held in \(phase)")
+            precondition(
+                pendingCompletion == nil || phase == .stepping, "StepStateMachine: completion kept in \(phase)")
+            precondition(
+                validPromiseID == Self.noPromiseID
+                    || ((phase == .subscribed || phase == .stepping) && validPromiseID < nextPromiseID),
+                "StepStateMachine: promise \(validPromiseID) valid in \(phase)")
+        #endif
+    }
+
     // MARK: receive(subscription:)
 
     @usableFromInline
@@ -166,6 +186,7 @@ struct StepStateMachine {
 
     @inlinable
     mutating func receiveSubscription(_ subscription: any Subscription) -> ReceiveSubscriptionAction {
+        defer { checkInvariants() }
         guard phase == .subscribing else { return .cancel(subscription) }
         phase = .subscribed
         self.subscription = subscription
@@ -189,6 +210,7 @@ struct StepStateMachine {
     /// call the stepper while its previous promise is unfulfilled (rule S1).
     @inlinable @inline(__always)  // per element in every design
     mutating func receiveInput() -> ReceiveInputAction {
+        defer { checkInvariants() }
         guard phase == .subscribed, validPromiseID == Self.noPromiseID else { return .ignore }
         let id = nextPromiseID
         nextPromiseID += 1
@@ -211,6 +233,7 @@ struct StepStateMachine {
     /// The stepper returned from an input call.
     @inlinable @inline(__always)  // per element in every design
     mutating func stepperReturned() -> StepperReturnedAction {
+        defer { checkInvariants() }
         guard phase == .stepping else { return .demand(.none) }  // cancelled during the call
         if let completion = pendingCompletion {
             return .deliverCompletion(completion, released: dieSubscribed())
@@ -236,6 +259,7 @@ struct StepStateMachine {
 
     @inlinable @inline(__always)  // per element in every design
     mutating func completePromise(id: PromiseID, request: StepRequest) -> CompletePromiseAction {
+        defer { checkInvariants() }
         guard phase == .subscribed || phase == .stepping, validPromiseID == id, id != Self.noPromiseID else {
             return .none  // dead, subscribing, or not the valid promise
         }
@@ -270,6 +294,7 @@ struct StepStateMachine {
 
     @inlinable
     mutating func receiveCompletion(_ completion: Ending) -> ReceiveCompletionAction {
+        defer { checkInvariants() }
         switch phase {
         case .subscribed:
             return .callStepper(released: dieSubscribed())
@@ -299,6 +324,7 @@ struct StepStateMachine {
     /// has completed, gets no cancel. Let go of the references after unlocking.
     @inlinable
     mutating func receiveCompletionAfterCancel() -> CancelAction {
+        defer { checkInvariants() }
         guard phase != .dead else { return .none }
         let (stepper, subscription) = die()
         return .release(stepper, subscription)
@@ -306,6 +332,7 @@ struct StepStateMachine {
 
     @inlinable
     mutating func cancel() -> CancelAction {
+        defer { checkInvariants() }
         switch phase {
         case .dead:
             return .none

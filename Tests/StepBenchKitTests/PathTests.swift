@@ -47,6 +47,21 @@ struct PathTests {
         }
     }
 
+    @Test("the profiler's child request: a round trip through JSON, one verified repetition, no racing scenario")
+    func test_profileRequest_runsOneRepetition() throws {
+        let request = ChildRequest.profile(ProfileRequest(scenario: .floorStep, subject: .floor, elements: 500))
+        let decoded = try JSONDecoder().decode(ChildRequest.self, from: JSONEncoder().encode(request))
+        #expect(decoded == request)
+        let answer = try JSONDecoder().decode(RepetitionResult.self, from: decoded.answer())
+        #expect(answer.elements == 500)
+        #expect(throws: ScenarioFailure.self) {
+            try ProfileRequest(scenario: .asyncStep, subject: .design(.atomic), elements: 10).run()
+        }
+        #expect(throws: ScenarioFailure.self) {  // a floor scenario has no design
+            try ProfileRequest(scenario: .floorSync, subject: .design(.atomic), elements: 10).run()
+        }
+    }
+
     @Test("a callgrind dump part: trigger, total, exclusive costs by function and address")
     func test_callgrindDump_readsAPart() throws {
         let folder = temporaryFolder()

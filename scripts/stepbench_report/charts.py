@@ -214,7 +214,7 @@ def instruction_bars(results, path):
     if floor or api:
         ax.legend(loc="upper left", frameon=False)
     ax.set_title("sync-step: instructions per element (callgrind, exact)")
-    if max(values + [1]) > 20 * max(min(values + [1]), 1):  # one design dwarfs the others
+    if values and max(values) > 20 * max(min(values), 1):  # one design dwarfs the others
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(FuncFormatter(_si))
         ax.set_ylabel("instructions / element (log scale)")

@@ -314,7 +314,7 @@ def split_section(results) -> list[str]:
           "only; *API* = floor-step − floor; *synchronisation* = design − floor-step, what making the design "
           "safe from any thread costs; *sync. instr.*: its synchronising instructions over floor-step's. Paths "
           "about promises and `cancel()` have no plain floor. * marks counts that follow the schedule.", "",
-          "| path | design | design | floor | floor-step | API | synchronisation | sync. instr. |",
+          "| path | design | instructions | floor | floor-step | API | synchronisation | sync. instr. |",
           "|---|---|---:|---:|---:|---:|---:|---:|"]
 
     def num(v):

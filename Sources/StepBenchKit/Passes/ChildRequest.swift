@@ -8,12 +8,15 @@ public enum ChildRequest: Codable, Equatable, Sendable {
     case paths(PathRequest)
     /// A counting build's pass (answer: a ``ResultsFile``).
     case counting(CountingRequest)
+    /// One repetition under callgrind for the profiler (answer: its ``RepetitionResult``).
+    case profile(ProfileRequest)
 
     /// Runs the request in this process (the child's side) and returns the answer's JSON.
     public func answer() throws -> Data {
         switch self {
         case .paths(let request): try JSONEncoder().encode(try request.run())
         case .counting(let request): try JSONOutput.encode(try request.run())
+        case .profile(let request): try JSONEncoder().encode(try request.run())
         }
     }
 }

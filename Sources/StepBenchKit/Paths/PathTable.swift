@@ -25,7 +25,7 @@ public enum CostSplitTable {
     public static func text(_ splits: [ResultsFile.CostSplit]) -> String {
         func number(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "–" }
         var table = TextTable(
-            rows: [["path", "design", "design", "floor", "floor-step", "API", "synchronisation", "sync. instr."]]
+            rows: [["path", "design", "instructions", "floor", "floor-step", "API", "synchronisation", "sync. instr."]]
                 + splits.map { s in
                     [
                         s.path, s.design, number(s.instructions), number(s.floor), number(s.floorStep), number(s.api),

@@ -38,7 +38,7 @@ extension ResultsFile {
                             path: ScenarioKind.syncStep.rawValue, design: row.design,
                             instructions: row.instructionsPerElement, floor: floor?.instructionsPerElement,
                             floorStep: floorStep.instructionsPerElement, synchronisingOverFloorStep: nil,
-                            exact: row.collection != .wholeProcess))
+                            exact: [row, floorStep, floor].allSatisfy { $0?.collection != .wholeProcess }))
                 }
             }
             let byKey = Dictionary(

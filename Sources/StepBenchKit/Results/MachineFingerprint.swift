@@ -46,14 +46,6 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
 
     /// Reads the fingerprint of this machine and checkout (`directory`: the git work tree).
     public static func current(directory: String = FileManager.default.currentDirectoryPath) -> MachineFingerprint {
-        // Under `stepbench profile` the fingerprint of the inner runs is thrown away; spawning
-        // git and swift there would only add instruction-count noise.
-        if ProcessInfo.processInfo.environment["STEPBENCH_PROFILED_RUN"] == "1" {
-            return MachineFingerprint(
-                cpuModel: "profiled", cores: ProcessInfo.processInfo.activeProcessorCount,
-                kernel: "", swiftVersion: "", gitCommit: "", gitDirty: false,
-                buildConfiguration: buildConfigurationOfThisBinary, allocator: "")
-        }
         let model = currentCPUModel
         var uts = utsname()
         uname(&uts)

@@ -58,9 +58,9 @@ public enum StepPath: String, CaseIterable, Sendable, Codable {
     /// one build agree and `compare` gates them. They are for every synchronous design and the
     /// two floors. For an asynchronous design (the actors) an event hands work to the actor's
     /// thread and parks the driver until it is done: how often threads park and wake, and how
-    /// long the runtime spins first, follow the schedule, and the counts of one build move by up
-    /// to a fifth between runs. Only `stale-promise`, which wakes no thread, is exact there; the
-    /// actors' `sync-step` profile (a drain that never parks) is gated too.
+    /// long the runtime spins first, follow the schedule, and so do the counts of one build.
+    /// Only `stale-promise`, which wakes no thread, is exact there; the actors' `sync-step`
+    /// profile (a drain that never parks) is gated too.
     public func countsAreExact(for subject: Subject) -> Bool {
         guard let design = subject.design, !design.deliversSynchronously else { return true }
         return self == .stalePromise

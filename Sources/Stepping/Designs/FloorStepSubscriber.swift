@@ -117,9 +117,8 @@ final class FloorStepSubscriber<Input, Failure: Error>: SteppingSubscriber, Step
         case .subscribed:
             phase = .dead
             validPromiseID = StepStateMachine.noPromiseID
-            let subscription = self.subscription.unsafelyUnwrapped
-            release()
-            subscription.cancel()
+            subscription.unsafelyUnwrapped.cancel()
+            release()  // after the call-out, as the designs do (R3)
         case .stepping:  // inside the stepper call: it releases when the call returns
             phase = .dead
             validPromiseID = StepStateMachine.noPromiseID

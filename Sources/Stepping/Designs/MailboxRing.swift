@@ -1,0 +1,108 @@
+@preconcurrency import OpenCombine
+
+/// The signals an actor mailbox has not yet handed out, in order, and its drain's state.
+/// Not generic (a push or pop costs no metadata look-up), and its slots are trivial values (a
+/// push or pop copies no reference): the rare signals that carry references (a subscription,
+/// a completion) keep them in side queues, in the same order; the mailbox keeps an input's
+/// value in its typed buffer at the slot's index.
+struct MailboxRing {
+    /// One slot: what the signal is, and a promise's id and request.
+    struct Slot {
+        enum Kind: UInt8 { case empty, subscription, input, completion, promise, cancel }
+        var kind: Kind = .empty
+        var promiseID: StepStateMachine.PromiseID = StepStateMachine.noPromiseID
+        var request: StepRequest = .more
+    }
+
+    /// A ring of `capacity` slots (a power of two) starting at `head`; `count` are full.
+    private(set) var slots = ContiguousArray(repeating: Slot(), count: MailboxRing.initialCapacity)
+    private(set) var head = 0
+    private(set) var count = 0
+    /// The payloads of the queued subscription and completion signals, oldest first.
+    private var subscriptions: [any Subscription] = []
+    private var completions: [StepStateMachine.Ending] = []
+    /// A drain is scheduled or running (so a push need not schedule one).
+    var scheduled = false
+    /// No more signals are accepted: the machine died.
+    var closed = false
+    /// A drain has taken a signal and not yet found the ring empty (for `waitUntilIdle`).
+    var handling = false
+
+    static let initialCapacity = 8
+    var capacity: Int { slots.count }
+    var isFull: Bool { count == slots.count }
+
+    /// Stores `signal` in the next free slot (the ring must not be full); returns its index.
+    mutating func push(_ signal: MailboxSignal) -> Int {
+        defer { checkInvariants() }
+        var slot = Slot()
+        switch signal {
+        case .subscription(let subscription):
+            slot.kind = .subscription
+            subscriptions.append(subscription)
+        case .input: slot.kind = .input
+        case .completion(let ending):
+            slot.kind = .completion
+            completions.append(ending)
+        case .promise(let id, let request): slot = Slot(kind: .promise, promiseID: id, request: request)
+        case .cancel: slot.kind = .cancel
+        }
+        return push(slot)
+    }
+
+    mutating func push(_ slot: Slot) -> Int {
+        assert(!isFull, "MailboxRing: push into a full ring (grow first)")
+        let index = (head &+ count) & (capacity &- 1)
+        slots[index] = slot
+        count &+= 1
+        return index
+    }
+
+    /// Takes the oldest slot and its index.
+    mutating func pop() -> (Slot, index: Int)? {
+        defer { checkInvariants() }
+        guard count > 0 else { return nil }
+        let index = head
+        head = (head &+ 1) & (capacity &- 1)
+        count &-= 1
+        return (slots[index], index)
+    }
+
+    /// The payload of a popped `.subscription` or `.completion` slot.
+    mutating func takeSubscription() -> any Subscription { subscriptions.removeFirst() }
+    mutating func takeCompletion() -> StepStateMachine.Ending { completions.removeFirst() }
+
+    /// Doubles the ring: slot `(head + k) % capacity` moves to `k`.
+    mutating func grow() {
+        var larger = ContiguousArray(repeating: Slot(), count: capacity * 2)
+        for k in 0..<count { larger[k] = slots[(head &+ k) & (capacity &- 1)] }
+        slots = larger
+        head = 0
+        checkInvariants()
+    }
+
+    /// The ring's invariants, checked in debug builds after every change (compiled out in
+    /// release): a power-of-two capacity, `head` inside it, at most `capacity` full slots, each
+    /// full slot a signal, and a side-queue payload for each queued subscription and completion
+    /// (one more while a popped one waits to be taken).
+    @inline(__always)
+    func checkInvariants() {
+        #if DEBUG
+            precondition(capacity > 0 && capacity & (capacity - 1) == 0, "MailboxRing: capacity \(capacity)")
+            precondition(head >= 0 && head < capacity, "MailboxRing: head \(head) of \(capacity)")
+            precondition(count >= 0 && count <= capacity, "MailboxRing: count \(count) of \(capacity)")
+            var subscriptionSlots = 0, completionSlots = 0
+            for k in 0..<count {
+                let slot = slots[(head &+ k) & (capacity &- 1)]
+                precondition(slot.kind != .empty, "MailboxRing: full slot \(k) is empty")
+                if slot.kind == .subscription { subscriptionSlots += 1 }
+                if slot.kind == .completion { completionSlots += 1 }
+            }
+            precondition(
+                (subscriptionSlots...subscriptionSlots + 1).contains(subscriptions.count)
+                    && (completionSlots...completionSlots + 1).contains(completions.count),
+                "MailboxRing: \(subscriptionSlots)/\(subscriptions.count) subscriptions, \(completionSlots)/\(completions.count) completions queued"
+            )
+        #endif
+    }
+}
