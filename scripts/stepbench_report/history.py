@@ -55,7 +55,7 @@ from .results import READABLE_SCHEMAS, ResultsError, _load_one, floor_in, in_ord
 
 SCHEMA = "stepbench-history/1"
 
-# --- the method's constants (README "History"; changing one changes every answer) ---
+# --- the method's constants (docs/METHOD.md, "History"; changing one changes every answer) ---
 # Permutations per test: the p-value's resolution is 1/(PERMUTATIONS + 1) = 0.001. A segment
 # of at most EXACT_RUNS runs is tested on all its n! orders instead (8! = 40,320), so its
 # p-value is exact: with few runs the smallest p there is lies near ALPHA (2/C(7,3) = 0.057 for

@@ -251,7 +251,7 @@ def history_section(results, folder) -> list[str]:
     md += [f"Every run and profile in `{shown}/` in commit order, as `scripts/history {shown}/` reads them. "
            "A change point is the first run of a new regime: for timing (the paired ratio to the floor, latency p50, "
            "allocation counts that follow thread timing) found by E-divisive means with a permutation test and "
-           "accepted only if larger than this machine's between-run drift and sampling noise allow (README "
+           "accepted only if larger than this machine's between-run drift and sampling noise allow (docs/METHOD.md, "
            "\"History\"); for exact counts (instructions, exact allocations) any step beyond the gate's tolerance.", ""]
     md += [history.render(h, "markdown").strip(), ""]
     if charts.history_instructions(h, os.path.join(folder, "history-instructions.svg")):

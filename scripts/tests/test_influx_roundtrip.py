@@ -4,7 +4,7 @@ Starts Debian's `influxd` (InfluxDB 1.6.7; scripts/test installs the `influxdb` 
 127.0.0.1 with its own temporary config, folders and free ports, writes the fixture's export
 through the HTTP /write API, reads it back through /query and checks every measurement, tag,
 field, field type and timestamp against the fixture JSON itself (never against the exporter's
-text). A second test runs the README's fleet query (one row's history per machine kind).
+text). A second test runs docs/METHOD.md's fleet query (one row's history per machine kind).
 
 influxd missing is a failure: CI must run this test. STEPBENCH_ALLOW_MISSING_INFLUXD=1 turns it
 into a skip, for machines where the package cannot be installed.
@@ -28,7 +28,7 @@ from scripts.tests.test_export import FIXTURE, ROOT, expected, stepbench
 START_TIMEOUT = 30.0  # seconds for /ping to answer; a cold start here takes well under one
 ATTEMPTS = 3          # fresh ports per attempt: a port found free can be taken before influxd binds it
 
-# The README's fleet query (section "A fleet of machine kinds"); test_readme_fleet_query_works runs it.
+# docs/METHOD.md's fleet query (section "A fleet of machine kinds"); test_readme_fleet_query_works runs it.
 FLEET_QUERY = ('SELECT mean("ns_per_element") FROM "stepbench" '
                "WHERE \"scenario\" = 'sync-step' AND \"design\" = 'atomic' AND \"threads\" = '1' "
                'AND $timeFilter GROUP BY time(1d), "machine" fill(none)')
@@ -217,8 +217,8 @@ def variant(tmp_path, name, created_at, cpu_model=None, cores=None, ns_per_eleme
 
 
 def test_readme_fleet_query_works(influx, tmp_path):
-    readme = open(os.path.join(ROOT, "README.md")).read()
-    assert FLEET_QUERY in readme, "the README's fleet query and this test's have drifted apart"
+    readme = open(os.path.join(ROOT, "docs", "METHOD.md")).read()
+    assert FLEET_QUERY in readme, "docs/METHOD.md's fleet query and this test's have drifted apart"
     amd_day1 = json.load(open(FIXTURE))
     amd_day2, amd = variant(tmp_path, "amd2.json", "2026-11-23T09:00:00Z", ns_per_element=200.5)
     intel, other = variant(tmp_path, "intel.json", "2026-11-22T23:59:59Z",

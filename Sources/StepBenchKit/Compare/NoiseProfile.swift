@@ -8,7 +8,7 @@ import StepBenchScenarios
 /// A repetition's bootstrap only sees the noise *within* a run. Between runs on a shared VM the
 /// whole machine drifts as well (the neighbours change, and with them cache and memory
 /// bandwidth), by far more than a run's own interval, and by different amounts at different
-/// times (the README and the committed noise profiles show how much). For each
+/// times (docs/METHOD.md and the committed noise profiles show how much). For each
 /// (scenario, design, threads, metric) the profile keeps
 /// - `samplingSD`: the bootstrap standard deviation of a run's log-median (root mean square
 ///   over the runs) — the part the bootstrap already accounts for;

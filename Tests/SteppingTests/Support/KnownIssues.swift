@@ -5,7 +5,7 @@ import Testing
 /// stays as the original was written, so the tests that show these run on `seed` too and
 /// record its failures as known issues: if `seed` ever stopped failing one, `withKnownIssue`
 /// would fail the test ("known issue was not recorded"), so the list below is checked, not
-/// asserted. The README's "What the original gets wrong" lists the same.
+/// asserted. docs/METHOD.md's "What the original gets wrong" lists the same.
 enum SeedKnownIssue: String, CaseIterable {
     case demandIgnoringUpstream =
         "S1: an input sent with no demand outstanding reaches the stepper while its promise is unfulfilled"
