@@ -33,7 +33,7 @@ struct DetectorTests {
         }
     }
 
-    static func isInterleaved(_ profile: NoiseProfile) -> Bool { profile.method == "interleaved-processes" }
+    static func isInterleaved(_ profile: NoiseProfile) -> Bool { profile.method == .interleavedProcesses }
 
     /// One synthetic run of `entry`: its repetitions, scaled by `factor`.
     static func sample(_ entry: NoiseProfile.Entry, factor: Double, rng: inout SplitMix64) -> [Double] {
@@ -115,7 +115,7 @@ struct DetectorTests {
                 if alarmed { falseAlarms += 1 }
             }
             print(
-                "detector A/A on \(profile.machineId) \(profile.method ?? "single-run"): \(falseAlarms) of \(Self.trials) comparisons (\(decided.count) decided timing rows each) raised a false regression \(flaggedRows)"
+                "detector A/A on \(profile.machineId) \((profile.method ?? .singleRun).rawValue): \(falseAlarms) of \(Self.trials) comparisons (\(decided.count) decided timing rows each) raised a false regression \(flaggedRows)"
             )
             #expect(
                 falseAlarms <= Self.trials / 100,
@@ -166,7 +166,7 @@ struct DetectorTests {
                 print(
                     String(
                         format: "detector %@ %@ %@: caught of %d at %@ (drift σ %.2f%%, sampling σ %.2f%%)",
-                        profile.machineId, profile.method ?? "single-run", entry.key, Self.trials,
+                        profile.machineId, (profile.method ?? .singleRun).rawValue, entry.key, Self.trials,
                         slowdowns.map { String(format: "+%.1f%%: %d", 100 * ($0 - 1), caught[$0]!) }.joined(
                             separator: ", "),
                         100 * entry.driftSD, 100 * entry.samplingSD))
@@ -178,7 +178,7 @@ struct DetectorTests {
                 if let required {
                     #expect(
                         caught[required]! >= Self.trials * 95 / 100,
-                        "\(profile.method ?? "single-run") \(entry.key): a \(String(format: "%.1f", (required - 1) * 100))% slowdown caught \(caught[required]!) of \(Self.trials)"
+                        "\((profile.method ?? .singleRun).rawValue) \(entry.key): a \(String(format: "%.1f", (required - 1) * 100))% slowdown caught \(caught[required]!) of \(Self.trials)"
                     )
                 }
             }

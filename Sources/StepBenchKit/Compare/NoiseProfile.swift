@@ -45,11 +45,16 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     public var gitCommit: String
     public var createdAt: String
     public var runs: Int
-    /// How the comparisons this profile describes are made: nil or "single-run" (one run
-    /// against a stored baseline, `stepbench noise`), or "interleaved-processes" (`scripts/abtest`:
-    /// both builds' processes interleaved in one session, each side merged per process; built by
-    /// `stepbench noise --interleaved`).
-    public var method: String? = nil
+    /// How the comparisons this profile describes are made (nil in older files: single-run).
+    public var method: Method? = nil
+
+    public enum Method: String, Codable, Sendable {
+        /// One run against a stored baseline (`stepbench noise`).
+        case singleRun = "single-run"
+        /// `scripts/abtest`: both builds' processes interleaved in one session, each side merged
+        /// per process (`stepbench noise --interleaved`).
+        case interleavedProcesses = "interleaved-processes"
+    }
     public var entries: [Entry]
 
     /// The between-run drift of `metric` in `key`'s row, if the profile measured it.
@@ -147,7 +152,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         var profile = NoiseProfile(
             schema: currentSchema, machineId: merged.machine.machineID, gitCommit: merged.machine.gitCommit,
             createdAt: ISO8601DateFormatter().string(from: Date()), runs: processes.count, entries: entries)
-        profile.method = "interleaved-processes"
+        profile.method = .interleavedProcesses
         return profile
     }
 
