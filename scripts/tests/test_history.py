@@ -16,7 +16,7 @@ import zlib
 import numpy as np
 import pytest
 
-from scripts.stepbench_report import history, report
+from scripts.stepbench_report import history, history_detect, report
 from scripts.stepbench_report.results import load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -198,9 +198,9 @@ def test_b_aa_series_of_every_row_yield_no_change_point(repetitions):
     found, plain, series = [], 0, 0
     for e, key, runs in aa_series(repetitions):
         series += 1
-        cps, _ = history.timing_change_points(runs, e["driftSD"], key)
+        cps, _ = history_detect.timing_change_points(runs, e["driftSD"], key)
         found += [(key, c.index, c.ratio) for c in cps]
-        bare, _ = history.timing_change_points(runs, 0.0, key, min_effect=0.0, sigmas=0.0)
+        bare, _ = history_detect.timing_change_points(runs, 0.0, key, min_effect=0.0, sigmas=0.0)
         plain += bool(bare)
     assert found == []
     assert series == len(NOISE["entries"]) * AA_TRIALS
@@ -213,9 +213,9 @@ def test_few_runs_get_an_exact_permutation_p_value():
     two orders (low group first or last) as extreme as the observed one. 7 runs: 2/35 = 0.057,
     not significant at 0.05; 8 runs: 2/70 = 0.029, called."""
     seven = [[v] for v in (0.0, 0.001, 0.002, 0.5, 0.501, 0.502, 0.503)]
-    assert history.timing_change_points(seven, 0.0, "seven")[0] == []
+    assert history_detect.timing_change_points(seven, 0.0, "seven")[0] == []
     eight = [[v] for v in (0.0, 0.001, 0.002, 0.003, 0.5, 0.501, 0.502, 0.503)]
-    cps, _ = history.timing_change_points(eight, 0.0, "eight")
+    cps, _ = history_detect.timing_change_points(eight, 0.0, "eight")
     assert [(c.index, c.p_value) for c in cps] == [(4, pytest.approx(2 / 70))]
     assert cps[0].ratio == pytest.approx(math.exp(0.5015 - 0.0015))
 
@@ -353,11 +353,11 @@ def test_d_exact_series_step_above_tolerance_is_a_change_point_with_p_0(tmp_path
 
 
 def test_d_exact_tolerances_are_the_gates():
-    assert history.detect_exact([1000, 1004.9], "instructions_per_element") == []
-    assert history.detect_exact([1000, 1005.1], "instructions_per_element") == [1]
-    assert history.detect_exact([1000, 994.9, 994.9], "instructions_per_element") == [1]
-    assert history.detect_exact([0.0, 0.0099], "allocations_per_element") == []
-    assert history.detect_exact([0.0, 0.0101, 0.0101, 2.0], "allocations_per_element") == [1, 3]
+    assert history_detect.detect_exact([1000, 1004.9], "instructions_per_element") == []
+    assert history_detect.detect_exact([1000, 1005.1], "instructions_per_element") == [1]
+    assert history_detect.detect_exact([1000, 994.9, 994.9], "instructions_per_element") == [1]
+    assert history_detect.detect_exact([0.0, 0.0099], "allocations_per_element") == []
+    assert history_detect.detect_exact([0.0, 0.0101, 0.0101, 2.0], "allocations_per_element") == [1, 3]
 
 
 # ------------------------------------------------------------------ order

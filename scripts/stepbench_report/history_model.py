@@ -1,0 +1,140 @@
+"""scripts/history: the model of a history (runs, series, change points) and the method's constants."""
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from dataclasses import dataclass, field
+
+from .results import preset
+
+
+# --- the method's constants (docs/METHOD.md, "History"; changing one changes every answer) ---
+# Permutations per test: the p-value's resolution is 1/(PERMUTATIONS + 1) = 0.001. A segment
+# of at most EXACT_RUNS runs is tested on all its n! orders instead (8! = 40,320), so its
+# p-value is exact: with few runs the smallest p there is lies near ALPHA (2/C(7,3) = 0.057 for
+# 7 runs, 2/C(8,4) = 0.029 for 8), where a sampled p-value would fall either side by chance.
+PERMUTATIONS = 999
+EXACT_RUNS = 8
+# Level of each permutation test (the default sig.lvl of e.divisive in ecp, Matteson & James'
+# R package).
+ALPHA = 0.05
+# A timing split must move the regime median by SIGMAS standard deviations of its own noise ...
+# The search looks at every split, so a lone 3σ would be crossed by chance: measured on
+# synthetic A/A series drawn from noise.json (14 rows × 700, 5 repetitions a run), the whole
+# detector called a change in 7 of 9,800 series of 20 runs at 3σ, 4 at 3.5σ, 1 at 4σ (0 of
+# 9,800 at 7 runs, at any of them).
+SIGMAS = 4.0
+# ... and by at least this much (--min-effect, compare's default).
+MIN_EFFECT = 0.05
+# A timing regime spans at least this many runs: one run alone is an outlier, not a regime, so
+# a change at the newest commit is reported once a second run confirms it.
+MIN_REGIME = 2
+# Exact series: the CI gate's tolerances (Comparison.instructionTolerance, allocationTolerance).
+INSTRUCTION_TOLERANCE = 0.005   # relative
+ALLOCATION_TOLERANCE = 0.01     # absolute, per element
+# Median of a normal sample of m has variance ≈ (π/2)·σ²/m (asymptotically; for m = 1…5 the
+# exact factor is smaller, so this errs on the noisy side).
+MEDIAN_VARIANCE = math.pi / 2
+# σ from the median absolute deviation of a normal sample.
+MAD_TO_SD = 1.4826
+
+COMMIT_RE = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+class HistoryError(Exception):
+    """Bad input: the message names the file or folder, the problem and what to do."""
+
+
+def lower_median(values):
+    """The ⌈n/2⌉-th order statistic: StepBench's median of repetitions (results/README.md)."""
+    s = sorted(values)
+    return s[(len(s) - 1) // 2]
+
+
+def _epoch(created_at):
+    try:
+        return datetime.datetime.fromisoformat(created_at.replace("Z", "+00:00")).timestamp()
+    except (AttributeError, ValueError):
+        return None
+
+
+@dataclass
+class RunFile:
+    path: str
+    name: str
+    data: dict
+    commit: str
+    dirty: bool
+    created_at: str
+    created_epoch: float
+    commit_time: float | None = None
+    index: int = 0  # position in history order
+
+    @property
+    def ordered_by(self):
+        return "commit-time" if self.commit_time is not None else "createdAt"
+
+    @property
+    def short(self):
+        return (self.commit or "unknown")[:7]
+
+    @property
+    def label(self):
+        return self.short + ("*" if self.dirty else "")
+
+    @property
+    def kind(self):
+        return "results" if self.data["rows"] else "profile"
+
+    def method(self, row=None):
+        """What a point's value depends on besides the code: a change point across a change of
+        these is flagged (the measurement changed, not necessarily the code)."""
+        c = self.data.get("configuration") or {}
+        m = {"schema": self.data.get("schema"), "preset": preset(c), "handoff": c.get("handoff"),
+             "elementsOverride": c.get("elementsOverride"), "aggregation": self.data.get("aggregation")}
+        if row is not None:
+            m["elements"] = row.get("elements")
+        return m
+
+
+@dataclass
+class ChangePoint:
+    index: int              # position in the series' points: first point of the new regime
+    before: float           # the old regime's median (exact: the previous point's value)
+    after: float
+    p_value: float
+    regimes: tuple          # (points before, points after) in the adjacent regimes
+    threshold: float | None = None  # timing: the smallest relative change the split had to show (0.05 = 5%)
+    notes: list = field(default_factory=list)
+
+    @property
+    def ratio(self):
+        return self.after / self.before if self.before else None
+
+    @property
+    def direction(self):
+        # every metric here is smaller-is-better
+        return "regression" if self.after > self.before else "improvement"
+
+
+@dataclass
+class Series:
+    scenario: str
+    design: str
+    threads: int
+    metric: str
+    exact: bool
+    points: list            # [(RunFile, value, log samples or None)]
+    drift_sd: float | None = None
+    status: str = "ok"      # ok | too-short | no-drift-estimate
+    sampling_sd: float | None = None
+    change_points: list = field(default_factory=list)
+
+    @property
+    def key(self):
+        return f"{self.scenario}|{self.design}|{self.threads}|{self.metric}"
+
+    @property
+    def values(self):
+        return [v for _, v, _ in self.points]
