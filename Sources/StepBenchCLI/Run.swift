@@ -89,20 +89,6 @@ extension StepBench {
             }
         }
 
-        /// This run's selection, as arguments for a child `stepbench run`.
-        func childArguments(seed: UInt64, repetitions: Int) -> [String] {
-            var a = [
-                "--design", CommaSeparated.joined(selection.design), "--scenario", CommaSeparated.joined(scenarios),
-                "--threads", threads.map(String.init).joined(separator: ","), "--preset", preset.rawValue,
-                "--repetitions", String(repetitions), "--order-seed", String(seed), "--pass",
-                RunPasses.Pass.timing.rawValue,
-            ]
-            if let elements { a += ["--elements", String(elements)] }
-            if allowDebug { a.append("--allow-debug") }
-            if noWarmup { a.append("--no-warmup") }
-            return a
-        }
-
         func run() throws {
             var configuration = try makeConfiguration()
             let machine = MachineFingerprint.current()
@@ -121,28 +107,28 @@ extension StepBench {
                 let threadCaches = ["MALLOC_CONF": "tcache:true"]  // jemalloc's default: as users run it
                 let timing: ResultsFile
                 if fork {
+                    var one = configuration
+                    one.repetitions = 1
                     let processes = try (0..<reps).map { r in
                         printError("— timing pass, process \(r + 1) of \(reps)\n")
-                        return try RunPasses.child(
-                            childArguments(seed: seed &+ UInt64(r), repetitions: 1), environment: threadCaches)
+                        return try PassRequest(one, pass: .timing, orderSeed: seed &+ UInt64(r))
+                            .ask(environment: threadCaches)
                     }
                     timing = try ResultsFile.mergedPerProcess(processes)
                 } else {
                     printError("— timing pass (child process, jemalloc thread caches on)\n")
-                    timing = try RunPasses.child(
-                        childArguments(seed: seed, repetitions: reps), environment: threadCaches)
+                    timing = try PassRequest(configuration, pass: .timing, orderSeed: seed).ask(
+                        environment: threadCaches)
                 }
                 printError("— allocation pass (this process, thread caches off: exact counts)\n")
-                configuration.repetitions = RunPasses.allocationRepetitions(timing: reps)
-                configuration.orderSeed = seed
-                configuration.countsOnly = true
-                let counts = runInProcess(configuration)
-                var combined = try RunPasses.combine(timing: timing, allocations: counts)
+                var counts = configuration
+                counts.repetitions = RunPasses.allocationRepetitions(timing: reps)
+                counts.orderSeed = seed
+                counts.countsOnly = true
+                var combined = try RunPasses.combine(timing: timing, allocations: runInProcess(counts))
                 if let countingBuild {
                     printError("— counting pass (\(countingBuild), a counting build: contention per element)\n")
-                    configuration.repetitions = reps
-                    configuration.countsOnly = false  // the request says so itself
-                    let request = CountingRequest(configuration, orderSeed: seed)
+                    let request = PassRequest(configuration, pass: .counting, orderSeed: seed)
                     combined = try RunPasses.combine(
                         combined, counting: request.ask(URL(fileURLWithPath: countingBuild)))
                 }

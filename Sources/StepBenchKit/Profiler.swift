@@ -72,19 +72,19 @@ public struct Profiler {
         -> [ResultsFile.ProfileRow]
     {
         let targets = scenarios.flatMap { scenario in
-            (scenario.isFloor ? [nil] : designs.map(Optional.some)).map { (scenario: scenario, design: $0) }
+            (scenario.isFloor ? [.floor] : designs.map(Subject.design)).map { ProfileRequest.Target(scenario, $0) }
         }
         // One target per core at a time (callgrind runs one thread at a time). Every child has
         // the same arguments (`<binary> child`, the request on stdin): the length of its arguments
         // would move what lies after them on its stack.
         let progressLock = NSLock()
         let counts = try parallelMap(targets) { target in
-            let name = "\(target.scenario.rawValue) \(target.design?.rawValue ?? "floor")"
+            let name = "\(target)"
             progressLock.withLock {
                 progress("profiling \(name) (\(elementsLow) and \(elementsHigh) elements under callgrind)")
             }
-            let low = try count(binary, target.scenario, target.design, elementsLow, work)
-            let high = try count(binary, target.scenario, target.design, elementsHigh, work)
+            let low = try count(binary, target, elementsLow, work)
+            let high = try count(binary, target, elementsHigh, work)
             guard high.total > low.total else {
                 throw ScenarioFailure(
                     "profile \(name): \(high.total) instructions for \(elementsHigh) elements, not more than \(low.total) for \(elementsLow)"
@@ -103,7 +103,7 @@ public struct Profiler {
                 .prefix(Self.functionsKept)
             rows.append(
                 .init(
-                    scenario: target.scenario, design: target.design?.rawValue ?? "floor", elementsLow: elementsLow,
+                    scenario: target.scenario, design: target.subject.name, elementsLow: elementsLow,
                     elementsHigh: elementsHigh, instructionsLow: low.total, instructionsHigh: high.total,
                     instructionsPerElement: Double(high.total - low.total) / span,
                     topFunctions: top.map {
@@ -117,24 +117,23 @@ public struct Profiler {
     /// One callgrind run: the measured window's total and its exclusive instructions per
     /// function, from the window's own dump part (checked to be the run's only window).
     private func count(
-        _ binary: URL, _ scenario: ScenarioKind, _ design: SteppingDesign?, _ elements: Int,
+        _ binary: URL, _ target: ProfileRequest.Target, _ elements: Int,
         _ work: URL
     ) throws -> (total: UInt64, functions: [String: UInt64]) {
         let out = work.appendingPathComponent(
-            "callgrind.\(scenario.rawValue).\(design?.rawValue ?? "floor").\(elements)")
+            "callgrind.\(target.scenario.rawValue).\(target.subject).\(elements)")
         let arguments = [
             "--tool=callgrind", "--callgrind-out-file=\(out.path)", "--dump-instr=yes", "--compress-strings=no",
             "--compress-pos=no", binary.path, "child",
         ]
-        let request = ProfileRequest(
-            scenario: scenario, subject: design.map(Subject.design) ?? .floor, elements: elements)
+        let request = ProfileRequest(target, elements: elements)
         try run(valgrind, arguments, input: try JSONEncoder().encode(ChildRequest.profile(request)))
         let windows = try CallgrindDump.parts(of: out).filter {
             $0.trigger == "Client Request: \(MeasuredWindow.labelPrefix)"
         }
         guard windows.count == 1, let window = windows.first else {
             throw ScenarioFailure(
-                "profile \(scenario.rawValue) \(design?.rawValue ?? "floor"): the measured window was entered \(windows.count) times, expected once"
+                "profile \(target): the measured window was entered \(windows.count) times, expected once"
             )
         }
         return (window.total, window.functions)

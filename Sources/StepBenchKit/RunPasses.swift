@@ -88,27 +88,4 @@ public enum RunPasses {
         file.computeRatios()
         return file
     }
-
-    /// Runs `stepbench run ARGUMENTS --output (temporary)` as a child process with `environment`
-    /// added, its progress on this process's stderr, and reads what it wrote.
-    public static func child(_ arguments: [String], environment: [String: String]) throws -> ResultsFile {
-        let output = FileManager.default.temporaryDirectory
-            .appendingPathComponent("stepbench-pass-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
-        defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["run"] + arguments + ["--output", output.path]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        process.standardOutput = FileHandle.nullDevice  // the child's table; the parent prints the combined one
-        process.standardError = FileHandle.standardError
-        try process.run()
-        process.waitUntilExit()
-        // Exit 3: a scenario failed its verification; the file says which, and the parent reports it.
-        guard process.terminationReason == .exit, [0, 3].contains(process.terminationStatus) else {
-            throw ResultsError(
-                "the timing pass (stepbench run \(arguments.joined(separator: " "))) exited with \(process.terminationStatus); see the lines above"
-            )
-        }
-        return try ResultsFile.read(output)
-    }
 }

@@ -135,13 +135,18 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// falls, and each order allocates its own closures. The one declaration.
     public func allocationTolerance(design: SteppingDesign?) -> Double? {
         guard design?.deliversSynchronously ?? true else { return nil }
+        if design?.allocatesPerTransition == true && racesTransitions { return nil }
         switch self {
         case .paceJitter, .floorPace: return nil
-        case .cancelRace, .floorCancelRace: return design?.allocatesPerTransition == true ? nil : 0.5
-        case .asyncPark: return design?.allocatesPerTransition == true ? nil : 0.01
+        case .cancelRace, .floorCancelRace: return 0.5
         default: return 0.01
         }
     }
+
+    /// Whether two threads race transitions of the subscriber, so that the schedule decides
+    /// which ones run (cancel-race's cancels and inputs; async-park's promise before or after
+    /// the stepper returns).
+    var racesTransitions: Bool { self == .cancelRace || self == .asyncPark }
 
     /// Whether the count of allocations is fixed by the code (``allocationTolerance(design:)``).
     public func allocationsAreExact(design: SteppingDesign?) -> Bool { allocationTolerance(design: design) != nil }

@@ -1,5 +1,5 @@
 import Foundation
-import Stepping
+@_spi(Measurement) import Stepping
 import TestSupport
 import Testing
 
@@ -49,17 +49,37 @@ struct PathTests {
 
     @Test("the profiler's child request: a round trip through JSON, one verified repetition, no racing scenario")
     func test_profileRequest_runsOneRepetition() throws {
-        let request = ChildRequest.profile(ProfileRequest(scenario: .floorStep, subject: .floor, elements: 500))
+        let request = ChildRequest.profile(ProfileRequest(.init(.floorStep, .floor), elements: 500))
         let decoded = try JSONDecoder().decode(ChildRequest.self, from: JSONEncoder().encode(request))
         #expect(decoded == request)
         let answer = try JSONDecoder().decode(RepetitionResult.self, from: decoded.answer())
         #expect(answer.elements == 500)
         #expect(throws: ScenarioFailure.self) {
-            try ProfileRequest(scenario: .asyncStep, subject: .design(.atomic), elements: 10).run()
+            try ProfileRequest(.init(.asyncStep, .design(.atomic)), elements: 10).run()
         }
         #expect(throws: ScenarioFailure.self) {  // a floor scenario has no design
-            try ProfileRequest(scenario: .floorSync, subject: .design(.atomic), elements: 10).run()
+            try ProfileRequest(.init(.floorSync, .design(.atomic)), elements: 10).run()
         }
+    }
+
+    @Test("a pass's child request: a round trip through JSON, the run's rows; counting only in a counting build")
+    func test_passRequest_runsThePass() throws {
+        var configuration = RunConfiguration()
+        configuration.designs = [.atomic]
+        configuration.scenarios = [.syncStep, .floorSync]
+        configuration.elements = 400
+        configuration.repetitions = 2
+        configuration.warmup = false
+        configuration.allowDebug = true
+        let request = ChildRequest.pass(PassRequest(configuration, pass: .timing, orderSeed: 7))
+        #expect(try JSONDecoder().decode(ChildRequest.self, from: JSONEncoder().encode(request)) == request)
+        let file = try JSONDecoder().decode(ResultsFile.self, from: request.answer())
+        #expect(file.rows.map(\.scenario) == [.syncStep, .floorSync])
+        #expect(file.rows.allSatisfy { $0.status == .ok && $0.repetitions.count == 2 && $0.elements == 400 })
+        #expect(file.configuration.orderSeed == 7)
+        let counting = PassRequest(configuration, pass: .counting, orderSeed: 7)
+        #expect(counting.repetitions == RunPasses.allocationRepetitions(timing: 2))
+        if !Contention.isCounting { #expect(throws: ResultsError.self) { try counting.run() } }
     }
 
     @Test("a callgrind dump part: trigger, total, exclusive costs by function and address")

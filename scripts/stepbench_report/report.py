@@ -305,16 +305,18 @@ def path_section(results) -> list[str]:
 
 def split_section(results) -> list[str]:
     """The tool's split of each design's instructions per event over the floor: the stepping
-    API's part (floor-step − floor) and the design's synchronisation (design − floor-step)."""
+    API's part (the API floor − the floor) and the design's synchronisation (design − the API
+    floor). The API floor's name is the catalog's."""
     if not results.cost_splits:
         return []
+    api = (results.catalog or {}).get("apiFloorScenario") or "API floor"
     md = ["## What the API costs and what synchronisation costs", "",
-          "Instructions per event (callgrind, exact). *floor*: a plain subscriber, no stepping; *floor-step*: "
+          f"Instructions per event (callgrind, exact). *floor*: a plain subscriber, no stepping; *{api}*: "
           "the stepping API (box, event, promise, stepper call) with no synchronisation, correct on one thread "
-          "only; *API* = floor-step − floor; *synchronisation* = design − floor-step, what making the design "
-          "safe from any thread costs; *sync. instr.*: its synchronising instructions over floor-step's. Paths "
+          f"only; *API* = {api} − floor; *synchronisation* = design − {api}, what making the design "
+          f"safe from any thread costs; *sync. instr.*: its synchronising instructions over {api}'s. Paths "
           "about promises and `cancel()` have no plain floor. * marks counts that follow the schedule.", "",
-          "| path | design | instructions | floor | floor-step | API | synchronisation | sync. instr. |",
+          f"| path | design | instructions | floor | {api} | API | synchronisation | sync. instr. |",
           "|---|---|---:|---:|---:|---:|---:|---:|"]
 
     def num(v):

@@ -6,8 +6,8 @@ import Foundation
 public enum ChildRequest: Codable, Equatable, Sendable {
     /// The path profiler's windows (answer: ``PathResponse``).
     case paths(PathRequest)
-    /// A counting build's pass (answer: a ``ResultsFile``).
-    case counting(CountingRequest)
+    /// A pass of `stepbench run`: the timing pass, or a counting build's (answer: a ``ResultsFile``).
+    case pass(PassRequest)
     /// One repetition under callgrind for the profiler (answer: its ``RepetitionResult``).
     case profile(ProfileRequest)
 
@@ -15,7 +15,7 @@ public enum ChildRequest: Codable, Equatable, Sendable {
     public func answer() throws -> Data {
         switch self {
         case .paths(let request): try JSONEncoder().encode(try request.run())
-        case .counting(let request): try JSONOutput.encode(try request.run())
+        case .pass(let request): try JSONOutput.encode(try request.run())
         case .profile(let request): try JSONEncoder().encode(try request.run())
         }
     }

@@ -2,11 +2,18 @@ import Foundation
 import StepBenchScenarios
 @_spi(Measurement) import Stepping
 
-/// The counting pass, asked of a counting build of stepbench (`Contention.isCounting`; built
-/// with `-Xswiftc -DSTEPBENCH_COUNTING`): the same combinations and order as the run that asks,
-/// each repetition recording what contention made the designs do (``RepetitionResult/contention``).
-/// Its timing is not used: the counters cost a little.
-public struct CountingRequest: Codable, Equatable, Sendable {
+/// A pass of `stepbench run` asked of a child process (`stepbench child`, a ``ChildRequest``
+/// on stdin; the answer, a ``ResultsFile``, on stdout): the same combinations and order as the
+/// run that asks.
+/// - `timing`: this binary in a process of its own, with the allocator as users run it.
+/// - `counting`: a counting build of stepbench (`Contention.isCounting`; built with
+///   `-Xswiftc -DSTEPBENCH_COUNTING`), each repetition recording what contention made the designs
+///   do (``RepetitionResult/contention``) over ``ScenarioKind/countingElements(_:)``. Its timing
+///   is not used: the counters cost a little.
+public struct PassRequest: Codable, Equatable, Sendable {
+    public enum Pass: String, Codable, Sendable { case timing, counting }
+
+    public var pass: Pass
     public var designs: [String]
     public var scenarios: [ScenarioKind]
     public var threads: [Int]
@@ -17,25 +24,29 @@ public struct CountingRequest: Codable, Equatable, Sendable {
     public var orderSeed: UInt64
     public var allowDebug: Bool
 
-    /// Repetitions of the counting pass: as many as the allocation pass, enough to see a count
-    /// that follows thread timing vary.
-    public static func repetitions(timing: Int) -> Int { RunPasses.allocationRepetitions(timing: timing) }
-
-    public init(_ configuration: RunConfiguration, orderSeed: UInt64) {
+    /// `configuration`'s selection for `pass`: the timing pass at its repetitions, the counting
+    /// pass at as many as the allocation pass (enough to see a count that follows thread timing
+    /// vary).
+    public init(_ configuration: RunConfiguration, pass: Pass, orderSeed: UInt64) {
+        self.pass = pass
         designs = configuration.designs.map(\.rawValue)
         scenarios = configuration.scenarios
         threads = configuration.threads
         elements = configuration.elements
         preset = configuration.preset
-        repetitions = Self.repetitions(timing: configuration.effectiveRepetitions)
+        repetitions =
+            pass == .counting
+            ? RunPasses.allocationRepetitions(timing: configuration.effectiveRepetitions)
+            : configuration.effectiveRepetitions
         warmup = configuration.warmup
         self.orderSeed = orderSeed
         allowDebug = configuration.allowDebug
     }
 
-    /// Runs the pass in this process (the child's side); fails in a build that does not count.
+    /// Runs the pass in this process (the child's side); a counting pass fails in a build that
+    /// does not count.
     public func run() throws -> ResultsFile {
-        guard Contention.isCounting else {
+        guard pass != .counting || Contention.isCounting else {
             throw ResultsError(
                 "counting pass: this stepbench does not count contention; give the path of a counting build (swift build -c release -Xswiftc -DSTEPBENCH_COUNTING --scratch-path <another folder>)"
             )
@@ -43,7 +54,7 @@ public struct CountingRequest: Codable, Equatable, Sendable {
         var configuration = RunConfiguration()
         configuration.designs = try designs.map { name in
             guard let design = SteppingDesign(rawValue: name) else {
-                throw ResultsError("counting pass: unknown design '\(name)' (the two builds differ?)")
+                throw ResultsError("\(pass) pass: unknown design '\(name)' (the two builds differ?)")
             }
             return design
         }
@@ -55,7 +66,7 @@ public struct CountingRequest: Codable, Equatable, Sendable {
         configuration.warmup = warmup
         configuration.orderSeed = orderSeed
         configuration.allowDebug = allowDebug
-        configuration.countsOnly = true
+        configuration.countsOnly = pass == .counting
         try configuration.validate()
         var runner = BenchmarkRunner(configuration: configuration)
         let tty = isatty(STDERR_FILENO) != 0
@@ -65,29 +76,31 @@ public struct CountingRequest: Codable, Equatable, Sendable {
         return file
     }
 
-    /// Asks the counting build at `binary` (its `child` command) and reads its answer; its
-    /// progress goes to this process's standard error.
-    public func ask(_ binary: URL) throws -> ResultsFile {
+    /// Asks `binary` (its `child` command; this binary when nil), with `environment` added to
+    /// this process's, and reads its answer; its progress goes to this process's standard error.
+    public func ask(_ binary: URL? = nil, environment: [String: String] = [:]) throws -> ResultsFile {
+        let binary = binary ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let process = Process()
         process.executableURL = binary
         process.arguments = ["child"]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.standardError
         do { try process.run() } catch {
-            throw ResultsError("counting pass: cannot start \(binary.path) (\(error.localizedDescription))")
+            throw ResultsError("\(pass) pass: cannot start \(binary.path) (\(error.localizedDescription))")
         }
-        input.fileHandleForWriting.write(try JSONEncoder().encode(ChildRequest.counting(self)))
+        input.fileHandleForWriting.write(try JSONEncoder().encode(ChildRequest.pass(self)))
         try? input.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             throw ResultsError(
-                "counting pass: \(binary.path) exited with \(process.terminationStatus); see the lines above")
+                "\(pass) pass: \(binary.path) exited with \(process.terminationStatus); see the lines above")
         }
         do { return try JSONDecoder().decode(ResultsFile.self, from: data) } catch {
-            throw ResultsError("counting pass: the answer of \(binary.path) is not a results file (\(error))")
+            throw ResultsError("\(pass) pass: the answer of \(binary.path) is not a results file (\(error))")
         }
     }
 }
