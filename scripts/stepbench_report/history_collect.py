@@ -50,6 +50,9 @@ def collect(folder):
         if isinstance(schema, str) and schema.startswith("stepbench-noise/"):
             skipped.append({"file": name, "reason": "a noise profile, read for the drift allowances"})
             continue
+        if isinstance(schema, str) and schema.startswith("stepbench-calibration/"):
+            skipped.append({"file": name, "reason": "the timing detector's calibration on the noise profiles"})
+            continue
         if name.startswith("baseline"):
             skipped.append({"file": name, "reason": "the regression gate's reference, written by scripts/regress "
                                                     "with its own elements and repetitions"})
