@@ -46,7 +46,6 @@ extension StepBench {
                         "the detector misses a demand on \(failed.map(\.profile).joined(separator: ", ")) (NOT MET above)"
                         + (output.map { "; written to \($0)" } ?? ""))
             }
-            fflush(stdout)
             if let output { printError("calibration written to \(output)\n") }
         }
     }

@@ -15,7 +15,7 @@ public struct StepBench: ParsableCommand {
             """,
         subcommands: [
             Run.self, List.self, Compare.self, Paired.self, Noise.self, Merge.self, Profile.self, Export.self,
-            Machine.self, Calibrate.self,
+            Machine.self, Calibrate.self, Series.self,
             Child.self,
         ])
 

@@ -343,7 +343,7 @@ def history_instructions(history, path):
     """Instructions per element (callgrind, exact) of sync-step over the profiles in commit
     order, the floor dashed, change points marked. False when fewer than two profiles."""
     series = [s for s in history.series if s.metric == "instructions_per_element" and s.scenario in ("sync-step", "floor-sync")]
-    profiles = [f for f in history.files if f.data.get("profiles")]
+    profiles = [f for f in history.files if f.has_profiles]
     if not series or len(profiles) < 2:
         return False
     place = {f.name: i for i, f in enumerate(profiles)}

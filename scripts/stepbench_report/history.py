@@ -3,9 +3,9 @@
 Usage: scripts/history results/<machine-id>/ [--format text|markdown|json] [--output FILE]
                        [--noise FILE] [--min-effect 0.05]
 
-Reads every results file (`stepbench run`) and profile file (`stepbench profile`) in the folder,
-orders them by the commit they measured, and looks for change points in each series keyed by
-(scenario, design, threads, metric):
+Asks the tool for the folder's series (`stepbench series`: every results and profile file in
+commit order, each series keyed by (scenario, design, threads, metric) with what its numbers
+mean) and looks for change points in each:
 
 - ns_per_element_vs_floor: each repetition of a design divided by its floor's repetition of the
   same round (the scenario's own floor at the same threads, as `stepbench compare` pairs them);
@@ -24,8 +24,8 @@ regime medians must differ by at least max(--min-effect, SIGMAS σ), σ being th
 noise: the row's between-run drift from noise.json plus its runs' sampling noise. A row
 noise.json does not cover has no drift estimate: as in `compare`, its changes are listed, never
 called change points.
-Exact series: any step above the CI gate's tolerance (instructions INSTRUCTION_TOLERANCE
-relative, exact allocations ALLOCATION_TOLERANCE per element) is a change point, p = 0.
+Exact series: any step above the CI gate's tolerance for the count (the tool gives it with the
+series) is a change point, p = 0.
 
 Exit status (as `stepbench compare`): 0 no change point in the worse direction (none, or only
 improvements); 2 at least one change point that is a regression (a later regime larger: slower,
@@ -42,10 +42,9 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from .history_collect import _machine_id, build_series, collect, load_noise, order
+from .history_collect import collect
 from .history_detect import analyse_series
-from .history_model import (ALLOCATION_TOLERANCE, ALPHA, EXACT_RUNS, INSTRUCTION_TOLERANCE, MIN_EFFECT, MIN_REGIME,
-                            PERMUTATIONS, SIGMAS, HistoryError)
+from .history_model import ALPHA, EXACT_RUNS, MIN_EFFECT, MIN_REGIME, PERMUTATIONS, SIGMAS, HistoryError
 
 
 SCHEMA = "stepbench-history/1"
@@ -61,6 +60,7 @@ class History:
     noise_path: str | None
     min_effect: float
     notes: list
+    tolerances: dict
 
     def change_points(self, called=True):
         """(series, change point) pairs: called ones (rows with a drift estimate, or exact), or
@@ -78,23 +78,18 @@ def analyse(folder, noise_path="default", min_effect=MIN_EFFECT):
     noise.json when it exists, or None for none. Raises HistoryError on bad input."""
     if not 0 <= min_effect < 10:
         raise HistoryError(f"--min-effect {min_effect}: expected a fraction such as 0.05")
-    files, skipped = collect(folder)
-    files = order(folder, files)
+    files, skipped, series, noise_path, machine_id, tolerances = collect(folder, noise_path)
     notes = []
-    if noise_path == "default":
-        candidate = os.path.join(folder, "noise.json")
-        noise_path = candidate if os.path.exists(candidate) else None
-    noise = load_noise(noise_path) if noise_path else None
-    if noise is None:
+    if noise_path is None:
         notes.append("no noise profile: no timing row has a drift estimate, so no timing change is called "
                      "(write one with `scripts/regress --update-baseline`)")
     unknown = [f for f in files if f.commit_time is None]
     if unknown:
         notes.append(f"{len(unknown)} of {len(files)} files ordered by their createdAt: git does not know their commit "
                      f"({', '.join(sorted({f.short for f in unknown}))})")
-    series = [analyse_series(s, min_effect) for s in build_series(files, noise)]
-    return History(folder=folder, machine_id=_machine_id(files[0].data["machine"]), files=files, skipped=skipped,
-                   series=series, noise_path=noise_path, min_effect=min_effect, notes=notes)
+    series = [analyse_series(s, min_effect) for s in series]
+    return History(folder=folder, machine_id=machine_id, files=files, skipped=skipped, series=series,
+                   noise_path=noise_path, min_effect=min_effect, notes=notes, tolerances=tolerances)
 
 
 # ---------------------------------------------------------------- output
@@ -104,7 +99,8 @@ def method_text(h):
     return (f"timing: E-divisive means on log values, permutation test (all orders up to {EXACT_RUNS} runs, else "
             f"{PERMUTATIONS} seeded), α {ALPHA:g}, "
             f"regimes of ≥ {MIN_REGIME} runs, min effect max({h.min_effect:.0%}, {SIGMAS:g}σ; {drift}); "
-            f"exact: instructions > {INSTRUCTION_TOLERANCE:.1%}, allocations > {ALLOCATION_TOLERANCE:g}/element, p = 0")
+            f"exact: instructions > {h.tolerances['instructions_per_element']['relative']:.1%}, "
+            f"allocations > {h.tolerances['allocations_per_element']['absolute']:g}/element, p = 0")
 
 
 def _fmt(v):
@@ -154,9 +150,10 @@ def to_json(h):
         "schema": SCHEMA, "folder": h.folder, "machineId": h.machine_id,
         "method": {"timing": "e-divisive-means", "alpha": ALPHA, "permutations": PERMUTATIONS, "sigmas": SIGMAS,
                    "minEffect": h.min_effect, "minRegimeRuns": MIN_REGIME, "noiseProfile": h.noise_path,
-                   "instructionTolerance": INSTRUCTION_TOLERANCE, "allocationTolerance": ALLOCATION_TOLERANCE},
+                   "instructionTolerance": h.tolerances["instructions_per_element"]["relative"],
+                   "allocationTolerance": h.tolerances["allocations_per_element"]["absolute"]},
         "files": [{"file": f.name, "kind": f.kind, "commit": f.commit, "dirty": f.dirty, "createdAt": f.created_at,
-                   "commitTime": f.commit_time, "orderedBy": f.ordered_by, "schema": f.data.get("schema")} for f in h.files],
+                   "commitTime": f.commit_time, "orderedBy": f.ordered_by, "schema": f.schema} for f in h.files],
         "skipped": h.skipped, "notes": h.notes,
         "changePoints": [cp(s, c) for s, c in h.change_points()],
         "uncalled": [cp(s, c) for s, c in h.change_points(called=False)],
@@ -229,8 +226,7 @@ def main(argv=None):
     doc = __doc__.split("\n\n", 2)
     epilog = doc[2]
     for name, value in (("PERMUTATIONS", f"{PERMUTATIONS:,}"), ("EXACT_RUNS", str(EXACT_RUNS)), ("ALPHA", f"{ALPHA:g}"), ("SIGMAS", f"{SIGMAS:g}"),
-                        ("MIN_REGIME", str(MIN_REGIME)), ("INSTRUCTION_TOLERANCE", f"{INSTRUCTION_TOLERANCE:.1%}"),
-                        ("ALLOCATION_TOLERANCE", f"{ALLOCATION_TOLERANCE:g}")):
+                        ("MIN_REGIME", str(MIN_REGIME))):
         epilog = epilog.replace(name, value)  # the help states the numbers in force
     parser = _Parser(prog="scripts/history", description=doc[0].split(": ", 1)[1],
                      epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)

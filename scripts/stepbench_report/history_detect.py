@@ -7,7 +7,7 @@ import zlib
 
 import numpy as np
 
-from .history_model import (ALLOCATION_TOLERANCE, ALPHA, EXACT_RUNS, INSTRUCTION_TOLERANCE, MAD_TO_SD, MEDIAN_VARIANCE,
+from .history_model import (ALPHA, EXACT_RUNS, MAD_TO_SD, MEDIAN_VARIANCE,
                             MIN_EFFECT, MIN_REGIME, PERMUTATIONS, SIGMAS, ChangePoint, lower_median)
 
 
@@ -149,16 +149,17 @@ def timing_change_points(point_logs, drift_sd, key, min_effect=MIN_EFFECT, sigma
     return out, sd
 
 
-def detect_exact(values, metric):
-    """Deterministic counts: any step above the tolerance between consecutive points is a change
-    point, p = 0 (a count fixed by the code does not move by chance; no test needed)."""
+def detect_exact(values, tolerance):
+    """Deterministic counts: any step beyond the tool's tolerance for the count (`relative` or
+    `absolute`) between consecutive points is a change point, p = 0 (a count fixed by the code
+    does not move by chance; no test needed)."""
     out = []
     for i in range(1, len(values)):
         a, b = values[i - 1], values[i]
-        if metric == "instructions_per_element":
-            moved = a > 0 and abs(b / a - 1) > INSTRUCTION_TOLERANCE
+        if tolerance.get("relative") is not None:
+            moved = a > 0 and abs(b / a - 1) > tolerance["relative"]
         else:
-            moved = abs(b - a) > ALLOCATION_TOLERANCE
+            moved = abs(b - a) > tolerance["absolute"]
         if moved:
             out.append(i)
     return out
@@ -169,12 +170,7 @@ def _notes(series, index):
     of one commit on either side)."""
     (f_before, _, _), (f_after, _, _) = series.points[index - 1], series.points[index]
     notes = []
-    def row_of(f):
-        for r in f.data["rows"]:
-            if (r["scenario"], r["design"], r["threads"]) == (series.scenario, series.design, series.threads):
-                return r
-        return None
-    mb, ma = f_before.method(row_of(f_before)), f_after.method(row_of(f_after))
+    mb, ma = series.measurements[index - 1], series.measurements[index]
     changed = [k for k in ma if mb.get(k) != ma.get(k)]
     if changed:
         notes.append("measurement changed: " + "; ".join(f"{k} {mb.get(k)!r} → {ma.get(k)!r}" for k in changed))
@@ -188,7 +184,7 @@ def _notes(series, index):
 def analyse_series(s, min_effect=MIN_EFFECT):
     values = s.values
     if s.exact:
-        for i in detect_exact(values, s.metric):
+        for i in detect_exact(values, s.tolerance):
             s.change_points.append(ChangePoint(index=i, before=values[i - 1], after=values[i], p_value=0.0,
                                                regimes=(1, 1), notes=_notes(s, i)))
         if len(values) < 2:

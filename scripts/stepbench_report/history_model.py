@@ -1,12 +1,9 @@
 """scripts/history: the model of a history (runs, series, change points) and the method's constants."""
 from __future__ import annotations
 
-import datetime
 import math
-import re
 from dataclasses import dataclass, field
 
-from .results import preset
 
 
 # --- the method's constants (docs/METHOD.md, "History"; changing one changes every answer) ---
@@ -30,16 +27,11 @@ MIN_EFFECT = 0.05
 # A timing regime spans at least this many runs: one run alone is an outlier, not a regime, so
 # a change at the newest commit is reported once a second run confirms it.
 MIN_REGIME = 2
-# Exact series: the CI gate's tolerances (Comparison.instructionTolerance, allocationTolerance).
-INSTRUCTION_TOLERANCE = 0.005   # relative
-ALLOCATION_TOLERANCE = 0.01     # absolute, per element
 # Median of a normal sample of m has variance ≈ (π/2)·σ²/m (asymptotically; for m = 1…5 the
 # exact factor is smaller, so this errs on the noisy side).
 MEDIAN_VARIANCE = math.pi / 2
 # σ from the median absolute deviation of a normal sample.
 MAD_TO_SD = 1.4826
-
-COMMIT_RE = re.compile(r"^[0-9a-f]{7,40}$")
 
 
 class HistoryError(Exception):
@@ -52,28 +44,19 @@ def lower_median(values):
     return s[(len(s) - 1) // 2]
 
 
-def _epoch(created_at):
-    try:
-        return datetime.datetime.fromisoformat(created_at.replace("Z", "+00:00")).timestamp()
-    except (AttributeError, ValueError):
-        return None
-
-
 @dataclass
 class RunFile:
-    path: str
+    """One run of the history, as `stepbench series` lists it."""
     name: str
-    data: dict
+    kind: str               # "results" (it has rows) or "profile"
+    has_profiles: bool
+    schema: str
     commit: str
     dirty: bool
     created_at: str
-    created_epoch: float
-    commit_time: float | None = None
-    index: int = 0  # position in history order
-
-    @property
-    def ordered_by(self):
-        return "commit-time" if self.commit_time is not None else "createdAt"
+    commit_time: float | None
+    ordered_by: str         # "commit-time" or "createdAt"
+    index: int = 0          # position in history order
 
     @property
     def short(self):
@@ -82,20 +65,6 @@ class RunFile:
     @property
     def label(self):
         return self.short + ("*" if self.dirty else "")
-
-    @property
-    def kind(self):
-        return "results" if self.data["rows"] else "profile"
-
-    def method(self, row=None):
-        """What a point's value depends on besides the code: a change point across a change of
-        these is flagged (the measurement changed, not necessarily the code)."""
-        c = self.data.get("configuration") or {}
-        m = {"schema": self.data.get("schema"), "preset": preset(c), "handoff": c.get("handoff"),
-             "elementsOverride": c.get("elementsOverride"), "aggregation": self.data.get("aggregation")}
-        if row is not None:
-            m["elements"] = row.get("elements")
-        return m
 
 
 @dataclass
@@ -126,6 +95,8 @@ class Series:
     metric: str
     exact: bool
     points: list            # [(RunFile, value, log samples or None)]
+    measurements: list = field(default_factory=list)  # per point: {setting: value}, what it depends on besides the code
+    tolerance: dict | None = None  # exact: {"relative": x} or {"absolute": x}, the gate's
     drift_sd: float | None = None
     status: str = "ok"      # ok | too-short | no-drift-estimate
     sampling_sd: float | None = None

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import charts, history
+from . import charts, history, tool
 from .results import ResultsError, load, preset
 
 MULTI_THREAD = ("stale-storm", "cancel-race", "fan-out")
@@ -136,15 +136,10 @@ def relative_table(results):
 def regression_section(args, results):
     if not args.baseline:
         return ["No baseline given (`scripts/report --baseline OLD.json NEW.json` adds the regression table)."]
-    binary = args.stepbench
     try:
-        probe = subprocess.run([binary, "compare", "--help"], capture_output=True, text=True, timeout=60)
-        has_compare = probe.returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        has_compare = False
-    if not has_compare:
-        return [f"Baseline `{args.baseline}` given, but `{binary} compare` is not available in this build "
-                "(it arrives with the regression-tracking work); no regression table."]
+        binary = tool.binary()
+    except tool.ToolError as e:
+        raise ResultsError(str(e))
     done = subprocess.run([binary, "compare", "--format", "markdown", args.baseline, results.paths[-1]],
                           capture_output=True, text=True, timeout=600)
     if done.returncode not in (0, 2):
@@ -246,7 +241,7 @@ def history_section(results, folder) -> list[str]:
         print(f"scripts/report: no history section: {e}", file=sys.stderr)
         return md + [f"No history: {e}", ""]
     runs = [f for f in h.files if f.kind == "results"]
-    if len(runs) < 2 and len([f for f in h.files if f.data.get("profiles")]) < 2:
+    if len(runs) < 2 and len([f for f in h.files if f.has_profiles]) < 2:
         return md + [f"Only one run in `{shown}/`: no history yet (each `scripts/bench` adds one).", ""]
     md += [f"Every run and profile in `{shown}/` in commit order, as `scripts/history {shown}/` reads them. "
            "A change point is the first run of a new regime: for timing (the paired ratio to the floor, latency p50, "
@@ -358,9 +353,15 @@ def main(argv=None):
     parser.add_argument("results", nargs="+", help="stepbench/1 results files")
     parser.add_argument("--out", help="report folder (default results/<machine-id>/report)")
     parser.add_argument("--baseline", help="results file to compare against (needs `stepbench compare`)")
-    parser.add_argument("--stepbench", default=".build/release/stepbench", help="stepbench binary for compare")
+    parser.add_argument("--stepbench", help="the stepbench binary to ask (default: $STEPBENCH_BIN, else this checkout's build)")
     args = parser.parse_args(argv)
+    with tool.using(args.stepbench):
+        return _write(args)
+
+
+def _write(args):
     try:
+        tool.binary()  # the tool says what the numbers mean: no report without it
         results = load(args.results)
         out = os.path.abspath(args.out or os.path.join("results", results.machine_id, "report"))
         parent = os.path.dirname(out)
@@ -378,7 +379,7 @@ def main(argv=None):
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-    except ResultsError as e:
+    except (ResultsError, tool.ToolError) as e:
         print(f"scripts/report: {e}", file=sys.stderr)
         return 1
     print(f"report written to {os.path.relpath(out)}/REPORT.md", file=sys.stderr)

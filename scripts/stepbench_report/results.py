@@ -1,7 +1,8 @@
 """Reading stepbench/2 (and /1) results files, with errors that name the file and the problem."""
 import json
-import re
 from dataclasses import dataclass, field
+
+from . import tool
 
 SCHEMA = "stepbench/2"
 # Schemas read: /2 only added fields to /1 (see results/README.md).
@@ -61,8 +62,11 @@ class Results:
 
     @property
     def machine_id(self):
-        slug = re.sub(r"[^a-z0-9]+", "-", self.machine.get("cpuModel", "").lower()).strip("-")
-        return f"{slug or 'unknown-cpu'}-{self.machine.get('cores', 0)}c"
+        """The machine kind of the last file, as the tool names it (`stepbench machine FILE`)."""
+        try:
+            return tool.text("machine", self.paths[-1]).strip()
+        except tool.ToolError as e:
+            raise ResultsError(f"{self.paths[-1]}: {e}")
 
     def ok_rows(self, scenario=None):
         return [r for r in self.rows if r.get("status") == "ok" and r.get("summary")

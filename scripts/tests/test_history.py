@@ -1,5 +1,6 @@
-"""scripts/history: change points over commits, on synthetic runs drawn with this machine's
-measured noise (results/amd-epyc-2c/noise.json) and on the committed results.
+"""scripts/history: change points over commits, on synthetic runs drawn with a measured noise
+profile (fixtures/noise.json, a copy of amd-epyc-2c's, owned by these tests) and on two real
+profile files (fixtures/history/).
 
 noise.json keeps, per (scenario, design, threads, metric) of its 10 A/A runs, the between-run
 drift σ and 101 quantiles of the per-repetition residuals, not the runs' values themselves; so
@@ -20,8 +21,8 @@ from scripts.stepbench_report import history, history_detect, report
 from scripts.stepbench_report.results import load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COMMITTED = os.path.join(ROOT, "results", "amd-epyc-2c")
-NOISE_PATH = os.path.join(COMMITTED, "noise.json")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+NOISE_PATH = os.path.join(FIXTURES, "noise.json")
 NOISE = json.load(open(NOISE_PATH))
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -57,10 +58,14 @@ def rows_for(design, ratio_logs, floor_logs, allocations=0, elements=200_000):
     def row(scenario, name, ns):
         reps = [{"elapsedNanoseconds": int(round(v * elements)), "elements": elements,
                  "allocations": int(allocations * elements), "cpuNanoseconds": int(round(v * elements))} for v in ns]
+
+        def estimate(values):
+            return {"median": float(np.median(values)), "ciLow": min(values), "ciHigh": max(values)}
         return {"scenario": scenario, "design": name, "threads": 1, "elements": elements, "status": "ok",
                 "failure": None, "allocationsExact": True, "allocationRepetitions": min(3, len(reps)),
                 "repetitions": reps,
-                "summary": {"nsPerElement": {"median": float(np.median(ns)), "ciLow": min(ns), "ciHigh": max(ns)}}}
+                "summary": {"nsPerElement": estimate(ns), "elementsPerSecond": estimate([1e9 / v for v in ns]),
+                            "allocationsPerElement": estimate([float(allocations)]), "cpuNsPerElement": estimate(ns)}}
     floor_ns = [60.0 * math.exp(f) for f in floor_logs]
     design_ns = [f * math.exp(r) for f, r in zip(floor_ns, ratio_logs)]
     return [row("sync-step", design, design_ns), row("floor-sync", "floor", floor_ns)]
@@ -68,10 +73,13 @@ def rows_for(design, ratio_logs, floor_logs, allocations=0, elements=200_000):
 
 def write_run(folder, commit, when, rows=(), profiles=None, dirty=False, schema="stepbench/2", cpu="AMD EPYC",
               name=None):
-    data = {"schema": schema, "createdAt": when,
+    """A results file as `stepbench run` writes it (the fields the tool reads)."""
+    data = {"schema": schema, "createdAt": when, "peakRSSBytes": 0,
             "machine": {"cpuModel": cpu, "cores": 2, "gitCommit": commit, "gitDirty": dirty,
-                        "buildConfiguration": "release", "kernel": "Linux", "swiftVersion": "6.3"},
-            "configuration": {"profile": "quick", "repetitions": 5, "threads": [1], "handoff": "synthetic"},
+                        "buildConfiguration": "release", "kernel": "Linux", "swiftVersion": "6.3",
+                        "allocator": "jemalloc"},
+            "configuration": {"preset": "quick", "repetitions": 5, "warmup": True, "threads": [1],
+                              "handoff": "synthetic"},
             "rows": list(rows)}
     if profiles is not None:
         data["profiles"] = profiles
@@ -228,33 +236,35 @@ def test_b_aa_runs_through_the_whole_pipeline_yield_none(tmp_path):
         assert code == 0 and data["changePoints"] == [] and data["uncalled"] == [], design
 
 
-def test_the_committed_results_give_well_formed_output(tmp_path):
-    code, data = run_history(COMMITTED, tmp_path)
-    assert code in (0, 2)
+def test_real_profiles_give_well_formed_output(tmp_path):
+    """Two real profile files (fixtures/history/: b97834b, then fd19f5b, which removed
+    generic-metadata look-ups), with copies as a results folder holds them."""
+    folder = tmp_path / "amd-epyc-2c"
+    shutil.copytree(os.path.join(FIXTURES, "history"), folder)
+    shutil.copy(folder / "profile-2026-11-23T141232Z.json", folder / "profile-latest.json")
+    shutil.copy(NOISE_PATH, folder / "noise.json")
+    code, data = run_history(folder, tmp_path)
+    assert code == 0  # improvements only
     assert data["schema"] == history.SCHEMA and data["machineId"] == "amd-epyc-2c"
     names = [f["file"] for f in data["files"]]
-    assert "latest.json" not in names and "profile-latest.json" not in names  # copies
+    assert names == ["profile-2026-11-23T131946Z.json", "profile-2026-11-23T141232Z.json"]
     skipped = {s["file"]: s["reason"] for s in data["skipped"]}
-    assert skipped["latest.json"].startswith("a copy of") and "noise profile" in skipped["noise.json"]
+    assert skipped["profile-latest.json"] == "a copy of profile-2026-11-23T141232Z.json"
+    assert "noise profile" in skipped["noise.json"]
     assert data["method"]["permutations"] == history.PERMUTATIONS and data["method"]["noiseProfile"].endswith("noise.json")
-    # history order: by commit time where git knows the commit (a shallow clone may not), else createdAt
-    keys = [f["commitTime"] if f["commitTime"] is not None else None for f in data["files"]]
-    if None not in keys:
-        assert keys == sorted(keys)
     for cp in data["changePoints"] + data["uncalled"]:
         assert cp["file"] in names and cp["direction"] in ("regression", "improvement")
         assert 0 <= cp["pValue"] <= history.ALPHA
-    # Committed fact: fd19f5b removed generic-metadata look-ups (callgrind 3,856 → 2,664 for
-    # locked); the exact series must show it there, with p = 0.
+    # the exact series show fd19f5b's improvement (callgrind 3,856 → 2,664 for locked), with p = 0
     instr = {(c["design"], c["commit"][:7]): c for c in data["changePoints"] if c["metric"] == "instructions_per_element"}
     for design in ("locked", "mutex", "atomic"):
         assert instr[(design, "fd19f5b")]["pValue"] == 0
         assert instr[(design, "fd19f5b")]["direction"] == "improvement"
     assert not any(design == "seed" for design, _ in instr)  # seed is the unchanged reference
     for fmt in ("text", "markdown"):
-        text = history.render(history.analyse(COMMITTED), fmt)
+        text = history.render(history.analyse(str(folder)), fmt)
         assert "change point(s)" in text and "E-divisive" in text
-    assert "| scenario | design |" in history.render(history.analyse(COMMITTED), "markdown")
+    assert "| scenario | design |" in history.render(history.analyse(str(folder)), "markdown")
 
 
 # ------------------------------------------------------------------ (c) bad input
@@ -353,11 +363,16 @@ def test_d_exact_series_step_above_tolerance_is_a_change_point_with_p_0(tmp_path
 
 
 def test_d_exact_tolerances_are_the_gates():
-    assert history_detect.detect_exact([1000, 1004.9], "instructions_per_element") == []
-    assert history_detect.detect_exact([1000, 1005.1], "instructions_per_element") == [1]
-    assert history_detect.detect_exact([1000, 994.9, 994.9], "instructions_per_element") == [1]
-    assert history_detect.detect_exact([0.0, 0.0099], "allocations_per_element") == []
-    assert history_detect.detect_exact([0.0, 0.0101, 0.0101, 2.0], "allocations_per_element") == [1, 3]
+    """The tolerances come from the tool, with the series: the gate's own."""
+    folder = str(os.path.join(FIXTURES, "history"))
+    tolerances = history.analyse(folder).tolerances
+    instructions, allocations = tolerances["instructions_per_element"], tolerances["allocations_per_element"]
+    assert instructions == {"relative": 0.005} and allocations == {"absolute": 0.01}
+    assert history_detect.detect_exact([1000, 1004.9], instructions) == []
+    assert history_detect.detect_exact([1000, 1005.1], instructions) == [1]
+    assert history_detect.detect_exact([1000, 994.9, 994.9], instructions) == [1]
+    assert history_detect.detect_exact([0.0, 0.0099], allocations) == []
+    assert history_detect.detect_exact([0.0, 0.0101, 0.0101, 2.0], allocations) == [1, 3]
 
 
 # ------------------------------------------------------------------ order

@@ -12,7 +12,6 @@ into a skip, for machines where the package cannot be installed.
 import calendar
 import json
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -164,10 +163,11 @@ def epoch_ns(created_at):
     return calendar.timegm(time.strptime(created_at, "%Y-%m-%dT%H:%M:%SZ")) * 1_000_000_000
 
 
-def machine_id(machine):
-    """MachineFingerprint.machineID: the CPU model as a lower-case slug, then the core count."""
-    slug = re.sub(r"[^a-z0-9]+", "-", machine["cpuModel"].lower()).strip("-")
-    return f"{slug or 'unknown-cpu'}-{machine['cores']}c"
+def machine_id(path):
+    """The fixture's machine kind, as the tool names it (`stepbench machine FILE`)."""
+    done = subprocess.run([stepbench(), "machine", path], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
 
 
 def test_every_point_reads_back_as_the_fixture_says(influx):
@@ -189,7 +189,7 @@ def test_every_point_reads_back_as_the_fixture_says(influx):
         assert series["name"] == "stepbench"
         tags = series["tags"]
         assert set(tags) == {"machine", "scenario", "design", "threads"}
-        assert tags["machine"] == machine_id(data["machine"]) == "amd-epyc-2c"
+        assert tags["machine"] == machine_id(FIXTURE) == "amd-epyc-2c"
         assert len(series["values"]) == 1, f"one point per row, got {series['values']}"
         point = dict(zip(series["columns"], series["values"][0]))
         assert point.pop("time") == epoch_ns(data["createdAt"])
@@ -213,7 +213,7 @@ def variant(tmp_path, name, created_at, cpu_model=None, cores=None, ns_per_eleme
             row["summary"]["nsPerElement"]["median"] = ns_per_element
     path = tmp_path / name
     path.write_text(json.dumps(data))
-    return str(path), machine_id(data["machine"])
+    return str(path), machine_id(str(path))
 
 
 def test_readme_fleet_query_works(influx, tmp_path):

@@ -110,10 +110,13 @@ def test_later_files_replace_rows_of_earlier_ones(tmp_path):
     assert merged.row("fan-out", "atomic", 4) is not None
 
 
-def test_baseline_without_compare_says_so(tmp_path):
+def test_no_tool_no_report(tmp_path, capsys):
+    """The tool says what the numbers mean: a binary that is not there is named, nothing written."""
     out = tmp_path / "report"
-    assert report.main([FIXTURE, "--out", str(out), "--baseline", FIXTURE, "--stepbench", "/nonexistent"]) == 0
-    assert "not available" in (out / "REPORT.md").read_text()
+    assert report.main([FIXTURE, "--out", str(out), "--baseline", FIXTURE, "--stepbench", "/nonexistent"]) == 1
+    err = capsys.readouterr().err
+    assert "/nonexistent" in err and "build one" in err
+    assert not out.exists()
 
 
 def test_profile_file_adds_the_instruction_chart(tmp_path):

@@ -140,7 +140,8 @@ public struct Comparison: Codable, Equatable, Sendable {
     }
 
     /// Every timing metric of `row` with its per-repetition samples: the raw metrics, and
-    /// `ns_per_element_vs_floor` when `file` holds the row's floor with as many repetitions
+    /// `ns_per_element_vs_floor` when `file` holds the row's floor (``ResultsFile/floorRow(of:)``)
+    /// with as many repetitions
     /// (repetition i of the design is paired with repetition i of the floor).
     public static func timingSamples(_ row: ResultsFile.Row, in file: ResultsFile) -> [(
         metric: Metric, samples: [Double]
@@ -184,10 +185,7 @@ public struct Comparison: Codable, Equatable, Sendable {
                 }
             }
         }
-        if let floor = row.scenario.floor,
-            let floorThreads = floor.threadCounts(requested: [row.threads]).first,
-            let floorRow = file.row(RowKey(scenario: floor, design: "floor", threads: floorThreads)),
-            floorRow.status == .ok,
+        if let floorRow = file.floorRow(of: row), floorRow.status == .ok,
             floorRow.repetitions.count == row.repetitions.count
         {
             let paired = zip(row.repetitions, floorRow.repetitions).map { $0.nsPerElement / $1.nsPerElement }

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import StepBenchKit
+
+extension StepBench {
+    struct Series: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "A results folder's runs in commit order and every series over them (JSON), for scripts/history.",
+            discussion: """
+                Series: each design's paired ratio to its floor and latency p50 (timing: per-repetition \
+                logs, the noise profile's drift), allocations per element (exact or timing) and \
+                instructions per element (exact), with the gate's tolerance for the exact ones. Runs are \
+                ordered by their commit's time where git knows it, else by createdAt.
+                """
+        )
+
+        @Argument(help: "A results folder, e.g. results/<machine-id>/.")
+        var folder: String
+
+        @Option(help: "Noise profile for the drift allowances (default: the folder's noise.json, if any).")
+        var noise: String?
+
+        @Flag(help: "No drift allowances (no timing change can then be called).")
+        var noNoise = false
+
+        func validate() throws {
+            if noNoise && noise != nil { throw ValidationError("give --noise or --no-noise, not both") }
+        }
+
+        func run() throws {
+            let choice: SeriesFile.Noise = noNoise ? .none : noise.map { .profile($0) } ?? .folderDefault
+            print(try JSONOutput.string(SeriesFile.make(folder: folder, noise: choice)))
+        }
+    }
+}

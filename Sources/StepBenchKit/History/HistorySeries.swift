@@ -1,0 +1,202 @@
+import Foundation
+import StepBenchScenarios
+
+/// One (scenario, design, threads, metric) over the runs of a results folder, in history order:
+/// what scripts/history looks for change points in. The tool decides what each point is; the
+/// script only detects and draws.
+///
+/// Metrics: `ns_per_element_vs_floor` (each repetition over its floor's repetition of the same
+/// round, as `compare` pairs them, ``Comparison/timingSamples(_:in:)``), `latency_p50`,
+/// `allocations_per_element` (exact where the newest file that flags the row calls it exact,
+/// else like a timing over the repetitions that carry their own count) and, from profiles,
+/// `instructions_per_element` (exact). A timing point's value is the lower median of its
+/// repetitions (in log space), its `logs` their natural logs.
+public struct HistorySeries: Codable, Equatable, Sendable {
+    public var scenario: String
+    public var design: String
+    public var threads: Int
+    public var metric: Metric
+    /// Fixed by the code: any step beyond `tolerance` is a change (no test needed).
+    public var exact: Bool
+    /// Exact series: the gate's tolerance for this count.
+    public var tolerance: Tolerance?
+    /// Timing series: the between-run drift σ of the folder's noise profile (nil: none measured).
+    public var driftSD: Double?
+    public var points: [Point]
+
+    public struct Point: Codable, Equatable, Sendable {
+        /// Index into the folder's runs (history order).
+        public var run: Int
+        public var value: Double
+        /// Timing points: the natural logs of the per-repetition values.
+        public var logs: [Double]?
+        /// What the value depends on besides the code, in order: a change point across a change
+        /// of these is flagged (the measurement changed, not necessarily the code).
+        public var measurement: [Setting]
+    }
+
+    public struct Setting: Codable, Equatable, Sendable {
+        public var name: String
+        public var value: SettingValue
+    }
+
+    /// A setting's value: text, a whole number, or absent (JSON null).
+    public enum SettingValue: Codable, Equatable, Sendable {
+        case text(String), number(Int), absent
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if c.decodeNil() {
+                self = .absent
+            } else if let n = try? c.decode(Int.self) {
+                self = .number(n)
+            } else {
+                self = .text(try c.decode(String.self))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            switch self {
+            case .text(let s): try c.encode(s)
+            case .number(let n): try c.encode(n)
+            case .absent: try c.encodeNil()
+            }
+        }
+    }
+
+    /// How far an exact count may move before it is a change: relative (instructions) or
+    /// absolute per element (allocations).
+    public struct Tolerance: Codable, Equatable, Sendable {
+        public var relative: Double?
+        public var absolute: Double?
+    }
+
+    /// "scenario|design|threads|metric", as noise profiles name their entries.
+    public var key: String { "\(scenario)|\(design)|\(threads)|\(metric.rawValue)" }
+}
+
+extension HistorySeries {
+    /// The order series are listed in: by metric, then scenario and design in the tool's order.
+    static let metricOrder: [Metric] = [
+        .nsPerElementVsFloor, .latencyP50, .allocationsPerElement, .instructionsPerElement,
+    ]
+
+    /// Every series of `folder`'s runs, in the tool's order. `noise`: the drift allowances (nil:
+    /// none, so no timing change can be called).
+    public static func build(_ folder: RunFolder, noise: NoiseProfile?) -> [HistorySeries] {
+        // Whether a row's allocation count is exact: what its newest file that says so says.
+        var exactAllocations: [RowKey: Bool] = [:]
+        for run in folder.runs {
+            for row in run.file.rows {
+                if let exact = row.allocationsExact { exactAllocations[row.key] = exact }
+            }
+        }
+        var series: [HistorySeries] = []
+        var index: [String: Int] = [:]
+        func add(
+            _ row: RowLabel, _ metric: Metric, exact: Bool, run: Int, value: Double, logs: [Double]?, _ m: [Setting]
+        ) {
+            let key = "\(row.scenario)|\(row.design)|\(row.threads)|\(metric.rawValue)"
+            if index[key] == nil {
+                index[key] = series.count
+                series.append(
+                    HistorySeries(
+                        scenario: row.scenario, design: row.design, threads: row.threads, metric: metric, exact: exact,
+                        tolerance: exact ? tolerance(metric) : nil, driftSD: nil, points: []))
+            }
+            series[index[key]!].points.append(Point(run: run, value: value, logs: logs, measurement: m))
+        }
+        for (i, run) in folder.runs.enumerated() {
+            for row in run.file.rows where row.status == .ok && !row.repetitions.isEmpty {
+                let label = RowLabel(scenario: row.scenario.rawValue, design: row.design, threads: row.threads)
+                let m = measurement(run.file, row: row)
+                for (metric, samples) in Comparison.timingSamples(row, in: run.file)
+                where metric == .nsPerElementVsFloor || metric == .latencyP50 {
+                    let logs = samples.map { log($0) }
+                    add(label, metric, exact: false, run: i, value: exp(lowerMedian(logs)), logs: logs, m)
+                }
+                let allocations = row.repetitions.map(\.allocationsPerElement)
+                if exactAllocations[row.key] ?? false {
+                    add(
+                        label, .allocationsPerElement, exact: true, run: i, value: lowerMedian(allocations), logs: nil,
+                        m)
+                } else {
+                    let own = allocations.prefix(row.allocationRepetitions ?? allocations.count)
+                    if own.allSatisfy({ $0 > 0 }) {
+                        let logs = own.map { log($0) }
+                        add(
+                            label, .allocationsPerElement, exact: false, run: i, value: exp(lowerMedian(logs)),
+                            logs: logs, m)
+                    }
+                }
+            }
+            for p in run.file.profiles ?? [] where p.instructionsPerElement != 0 {
+                let label = RowLabel(scenario: p.scenario.rawValue, design: p.design, threads: 1)
+                add(
+                    label, .instructionsPerElement, exact: true, run: i, value: p.instructionsPerElement, logs: nil,
+                    measurement(run.file, row: nil))
+            }
+        }
+        for i in series.indices where !series[i].exact {
+            series[i].driftSD = noise?.entries.first { $0.key == series[i].key }?.driftSD
+        }
+        return order(series, folder)
+    }
+
+    struct RowLabel { var scenario: String, design: String, threads: Int }
+
+    static func tolerance(_ metric: Metric) -> Tolerance {
+        metric == .instructionsPerElement
+            ? Tolerance(relative: Comparison.instructionTolerance, absolute: nil)
+            : Tolerance(relative: nil, absolute: Comparison.allocationTolerance)
+    }
+
+    /// The ⌈n/2⌉-th order statistic: StepBench's median of repetitions (results/README.md).
+    static func lowerMedian(_ values: some Collection<Double>) -> Double {
+        let sorted = values.sorted()
+        return sorted[(sorted.count - 1) / 2]
+    }
+
+    static func measurement(_ file: ResultsFile, row: ResultsFile.Row?) -> [Setting] {
+        let c = file.configuration
+        var settings: [Setting] = [
+            Setting(name: "schema", value: .text(file.schema)),
+            Setting(name: "preset", value: .text(c.preset.rawValue)),
+            Setting(name: "handoff", value: .text(c.handoff)),
+            Setting(name: "elementsOverride", value: c.elementsOverride.map { .number($0) } ?? .absent),
+            Setting(name: "aggregation", value: file.aggregation.map { .text($0) } ?? .absent),
+        ]
+        if let row { settings.append(Setting(name: "elements", value: .number(row.elements))) }
+        return settings
+    }
+
+    /// Metric, then scenario and design as the newest catalog lists them (then in the order the
+    /// newest files wrote their rows), floors last, then threads; first seen first among equals.
+    static func order(_ series: [HistorySeries], _ folder: RunFolder) -> [HistorySeries] {
+        let newestFirst = folder.runs.reversed()
+        let catalog = newestFirst.lazy.compactMap(\.file.catalog).first
+        let rows = newestFirst.flatMap(\.file.rows)
+        let scenarios = inOrder(rows.map(\.scenario.rawValue), listed: catalog?.scenarios.map(\.name) ?? [])
+        let designs = inOrder(rows.map(\.design), listed: catalog?.designs ?? []).filter { $0 != "floor" } + ["floor"]
+        func rank(_ list: [String], _ name: String) -> Int { list.firstIndex(of: name) ?? list.count }
+        return series.enumerated().sorted { a, b in
+            let (x, y) = (a.element, b.element)
+            let kx = (metricOrder.firstIndex(of: x.metric) ?? metricOrder.count, rank(scenarios, x.scenario))
+            let ky = (metricOrder.firstIndex(of: y.metric) ?? metricOrder.count, rank(scenarios, y.scenario))
+            if kx != ky { return kx < ky }
+            if x.scenario != y.scenario { return x.scenario < y.scenario }
+            let dx = (rank(designs, x.design), x.threads, a.offset)
+            let dy = (rank(designs, y.design), y.threads, b.offset)
+            return dx < dy
+        }.map(\.element)
+    }
+
+    /// `names` in first-seen order, those `listed` first in the list's order.
+    static func inOrder(_ names: [String], listed: [String]) -> [String] {
+        var seen: [String] = []
+        for name in names where !seen.contains(name) { seen.append(name) }
+        let first = listed.filter { seen.contains($0) }
+        return first + seen.filter { !first.contains($0) }
+    }
+}

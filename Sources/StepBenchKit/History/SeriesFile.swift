@@ -1,0 +1,80 @@
+import Foundation
+
+/// `stepbench series`'s output (schema `stepbench-series/1`): a results folder's runs in history
+/// order, the files left out, the noise profile used and every series, each with what its
+/// numbers mean (exact or timing, tolerance, drift). scripts/history detects change points in
+/// it and draws; it decides nothing about what a number is.
+public struct SeriesFile: Codable, Equatable, Sendable {
+    public static let currentSchema = "stepbench-series/1"
+
+    public struct Run: Codable, Equatable, Sendable {
+        public var file: String
+        /// "results" (it has rows) or "profile".
+        public var kind: String
+        public var hasProfiles: Bool
+        public var schema: String
+        public var commit: String
+        public var dirty: Bool
+        public var createdAt: String
+        public var createdEpoch: Double
+        public var commitTime: Double?
+        /// "commit-time" or "createdAt": what placed the run in the history.
+        public var orderedBy: String
+    }
+
+    /// Where the drift allowances come from.
+    public enum Noise: Sendable, Equatable {
+        /// The folder's noise.json when it exists.
+        case folderDefault
+        case profile(String)
+        case none
+    }
+
+    public var schema = currentSchema
+    public var folder: String
+    public var machineId: String
+    public var runs: [Run]
+    public var skipped: [RunFolder.Skipped]
+    /// The noise profile read (nil: none, so no timing series has a drift estimate).
+    public var noiseProfile: String?
+    /// The gate's tolerance of each exact metric, by metric name.
+    public var tolerances: [String: HistorySeries.Tolerance] = [
+        Metric.instructionsPerElement.rawValue: HistorySeries.tolerance(.instructionsPerElement),
+        Metric.allocationsPerElement.rawValue: HistorySeries.tolerance(.allocationsPerElement),
+    ]
+    public var series: [HistorySeries]
+
+    public static func make(folder path: String, noise: Noise) throws -> SeriesFile {
+        let folder = try RunFolder.read(path)
+        var noisePath: String?
+        switch noise {
+        case .folderDefault:
+            let candidate = (path as NSString).appendingPathComponent("noise.json")
+            noisePath = FileManager.default.fileExists(atPath: candidate) ? candidate : nil
+        case .profile(let p): noisePath = p
+        case .none: noisePath = nil
+        }
+        let profile = try noisePath.map { try readNoise($0) }
+        return SeriesFile(
+            folder: path, machineId: folder.machineId,
+            runs: folder.runs.map { r in
+                Run(
+                    file: r.name, kind: r.file.rows.isEmpty ? "profile" : "results",
+                    hasProfiles: !(r.file.profiles ?? []).isEmpty, schema: r.file.schema, commit: r.commit,
+                    dirty: r.file.machine.gitDirty, createdAt: r.file.createdAt, createdEpoch: r.createdEpoch,
+                    commitTime: r.commitTime, orderedBy: r.commitTime == nil ? "createdAt" : "commit-time")
+            },
+            skipped: folder.skipped, noiseProfile: noisePath, series: HistorySeries.build(folder, noise: profile))
+    }
+
+    /// A single-run noise profile: a history compares separate runs.
+    static func readNoise(_ path: String) throws -> NoiseProfile {
+        let profile = try NoiseProfile.read(URL(fileURLWithPath: path))
+        if profile.method == .interleavedProcesses {
+            throw ResultsError(
+                "\(path): a noise profile of the interleaved protocol (scripts/abtest); a history compares separate runs: use the single-run profile (noise.json)"
+            )
+        }
+        return profile
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+@testable import StepBenchKit
+@testable import StepBenchScenarios
+
+/// `stepbench series`: a results folder read as a history, and what each series' numbers are.
+/// (scripts/tests/test_history.py runs the command end to end through scripts/history.)
+@Suite("stepbench series: runs in order, series with their meaning")
+struct HistorySeriesTests {
+    /// A file older than the catalog, holding `floorScenario` as the floor of every scenario.
+    static func legacy(floor floorScenario: ScenarioKind, staleStormThreads: Int) -> ResultsFile {
+        var f = ResultsFileTests.sample()
+        f.catalog = nil
+        let reps = f.rows[1].repetitions
+        f.rows = [
+            .init(
+                scenario: .staleStorm, design: "atomic", threads: staleStormThreads, elements: 10_000, status: .ok,
+                failure: nil, repetitions: reps, summary: nil),
+            .init(
+                scenario: floorScenario, design: "floor", threads: 1, elements: 10_000, status: .ok, failure: nil,
+                repetitions: reps.map {
+                    var r = $0; r.elapsedNanoseconds /= 2; return r
+                }, summary: nil),
+        ]
+        return f
+    }
+
+    @Test("a file older than the catalog is paired with the floor of its time, at the floor's thread count")
+    func test_series_legacyFloors() throws {
+        let old = Self.legacy(floor: .floorSync, staleStormThreads: 2)
+        #expect(old.floor(of: .staleStorm) == .floorSync)
+        let floorRow = try #require(old.floorRow(of: old.rows[0]))
+        #expect(floorRow.scenario == .floorSync && floorRow.threads == 1)
+        let paired = Comparison.timingSamples(old.rows[0], in: old).first { $0.metric == .nsPerElementVsFloor }
+        #expect(paired?.samples.allSatisfy { abs($0 - 2) < 1e-9 } == true)
+        // a newer file without a catalog that holds the scenario's own floor was made with it
+        #expect(Self.legacy(floor: .floorStaleStorm, staleStormThreads: 2).floor(of: .staleStorm) == .floorStaleStorm)
+        // a file with a catalog: the catalog's floor
+        var current = ResultsFileTests.sample()
+        current.catalog = Catalog.current
+        #expect(current.floor(of: .syncStep) == .floorSync)
+    }
+
+    @Test("a folder: runs in createdAt order when git does not know the commits, the rest left out with why")
+    func test_series_folder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("series-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func write(_ file: ResultsFile, _ name: String) throws {
+            try file.write(to: folder.appendingPathComponent(name))
+        }
+        var first = ResultsFileTests.sample()
+        first.machine.gitCommit = "1111111111"
+        first.createdAt = "2026-11-22T02:00:00Z"
+        for i in first.rows.indices { first.rows[i].allocationsExact = true }
+        var second = first
+        second.machine.gitCommit = "2222222222"
+        second.createdAt = "2026-11-22T01:00:00Z"  // made first, named last
+        second.rows[1].repetitions = second.rows[1].repetitions.map {
+            var r = $0; r.allocations = 10_000; return r
+        }
+        try write(first, "b.json")
+        try write(second, "c.json")
+        try write(first, "latest.json")
+        try write(first, "baseline.json")
+        var debug = first
+        debug.machine.buildConfiguration = "debug"
+        debug.createdAt = "2026-11-22T03:00:00Z"
+        try write(debug, "d.json")
+        try ComparisonTests.quiet.write(to: folder.appendingPathComponent("noise.json"))
+
+        let s = try SeriesFile.make(folder: folder.path, noise: .folderDefault)
+        #expect(s.machineId == "test-cpu-2c")
+        #expect(s.runs.map(\.file) == ["c.json", "b.json"] && s.runs.allSatisfy { $0.orderedBy == "createdAt" })
+        #expect(
+            s.skipped.map(\.file) == ["baseline.json", "d.json", "noise.json", "latest.json"],
+            "\(s.skipped)")
+        #expect(s.skipped.last?.reason == "a copy of b.json")
+        #expect(s.noiseProfile?.hasSuffix("noise.json") == true)
+        let allocations = try #require(
+            s.series.first { $0.design == "atomic" && $0.metric == .allocationsPerElement })
+        #expect(allocations.exact && allocations.tolerance == .init(relative: nil, absolute: 0.01))
+        #expect(allocations.points.map(\.value) == [1, 0] && allocations.points.map(\.run) == [0, 1])
+        let paired = try #require(s.series.first { $0.design == "atomic" && $0.metric == .nsPerElementVsFloor })
+        #expect(!paired.exact && paired.points.allSatisfy { abs($0.value - 2) < 1e-9 && $0.logs?.count == 5 })
+        #expect(
+            paired.points[0].measurement.map(\.name) == [
+                "schema", "preset", "handoff", "elementsOverride", "aggregation", "elements",
+            ])
+        // timing series first, in the tool's order (sync-step's designs in the catalog's order)
+        #expect(s.series.first?.metric == .nsPerElementVsFloor)
+        #expect(s.tolerances["instructions_per_element"] == .init(relative: 0.005, absolute: nil))
+
+        #expect(throws: ResultsError.self) {
+            try SeriesFile.make(folder: folder.appendingPathComponent("b.json").path, noise: .none)
+        }
+        var other = first
+        other.machine.cpuModel = "Other CPU"
+        try write(other, "e.json")
+        let mixed = #expect(throws: ResultsError.self) { try SeriesFile.make(folder: folder.path, noise: .none) }
+        #expect(mixed?.description.contains("several machine kinds") == true)
+    }
+}

@@ -1,0 +1,62 @@
+"""The `stepbench` tool, asked for what numbers mean: the scripts read its JSON and decide nothing."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class ToolError(Exception):
+    """The tool could not answer: its own message (it names the file and what to do)."""
+
+
+def binary():
+    """$STEPBENCH_BIN, else the release build, else the debug build of this checkout."""
+    if os.environ.get("STEPBENCH_BIN"):
+        path = os.environ["STEPBENCH_BIN"]
+        if not os.access(path, os.X_OK):
+            raise ToolError(f"{path}: no stepbench binary there; build one (`swift build -c release --product "
+                            f"stepbench`) and name it with --stepbench or STEPBENCH_BIN")
+        return path
+    for configuration in ("release", "debug"):
+        path = os.path.join(ROOT, ".build", configuration, "stepbench")
+        if os.path.exists(path):
+            return path
+    raise ToolError("no stepbench binary: build it with `swift build -c release --product stepbench` "
+                    "(scripts/bench does) or set STEPBENCH_BIN")
+
+
+def ask(*arguments):
+    """Runs `stepbench ARGUMENTS…` and returns its JSON output. Raises ToolError with the tool's message."""
+    return json.loads(text(*arguments))
+
+
+def text(*arguments):
+    """Runs `stepbench ARGUMENTS…` and returns its standard output. Raises ToolError with the tool's message."""
+    path = binary()
+    try:
+        done = subprocess.run([path, *arguments], capture_output=True, text=True, timeout=600)
+    except OSError as e:
+        raise ToolError(f"{path}: cannot run ({e.strerror}); set STEPBENCH_BIN to a stepbench binary")
+    if done.returncode != 0:
+        message = done.stderr.strip().removeprefix("Error: ")
+        raise ToolError(message or f"`stepbench {' '.join(arguments)}` exited {done.returncode}")
+    return done.stdout
+
+
+@contextlib.contextmanager
+def using(path):
+    """Asks the binary at `path` (None: the default) inside the block."""
+    previous = os.environ.get("STEPBENCH_BIN")
+    if path:
+        os.environ["STEPBENCH_BIN"] = path
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("STEPBENCH_BIN", None)
+        else:
+            os.environ["STEPBENCH_BIN"] = previous
