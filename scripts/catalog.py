@@ -35,10 +35,12 @@ def gate_runs(catalog: dict) -> list[tuple[int, list[str]]]:
     """The stepbench runs the CI gate makes for the allocation check: every scenario with an exact
     count for the gate's designs, grouped by the suite's elements per iteration (so the two
     tools' counts can be compared for the same work)."""
-    gate = set(catalog["gateDesigns"]) | {"floor"}
+    gate = set(catalog["gateDesigns"])
+    floors = {s["name"] for s in catalog["scenarios"] if s["isFloor"]}
     groups: dict[int, list[str]] = {}
     for b in catalog["benchmarks"]:
-        if b["exactAllocations"] and b["design"] in gate and b["scenario"] not in groups.get(b["elements"], []):
+        measured = b["design"] in gate or b["scenario"] in floors
+        if b["exactAllocations"] and measured and b["scenario"] not in groups.get(b["elements"], []):
             groups.setdefault(b["elements"], []).append(b["scenario"])
     return sorted(groups.items(), reverse=True)
 

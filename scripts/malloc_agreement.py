@@ -52,10 +52,12 @@ def load_benchmark_counts(directory: str) -> dict[str, int]:
     return counts
 
 
-def load_stepbench_rows(paths: list[str]) -> dict[tuple[str, int], tuple[int, int, int, float]]:
-    """(threads, elements, elements counted per repetition, median allocations per element) per
-    (benchmark-style name, threads). The two element counts differ for fan-out, whose `elements` are per
-    pipeline: a repetition counts threads × elements."""
+def load_stepbench_rows(paths: list[str], suite: dict[str, dict]) -> dict[tuple[str, int], tuple[int, int, int, float]]:
+    """(threads, elements, elements counted per repetition, median allocations per element, the
+    tool's summary) per (benchmark name, threads); `suite`: the catalog's benchmarks by name, which
+    name each (scenario, design). The two element counts differ where each thread runs a pipeline of
+    its own (`elements` are per pipeline): a repetition counts threads × elements."""
+    names = {(b["scenario"], b["design"]): name for name, b in suite.items()}
     rows = {}
     for path in paths:
         try:
@@ -68,9 +70,10 @@ def load_stepbench_rows(paths: list[str]) -> dict[tuple[str, int], tuple[int, in
         for row in data["rows"]:
             if row["status"] != "ok":
                 raise InputError(f"{path}: {row['scenario']} {row['design']} failed its verification: {row.get('failure')}")
-            per = sorted(r["allocations"] / (r.get("countedElements") or r["elements"]) for r in row["repetitions"])
-            median = per[(len(per) - 1) // 2]  # the ⌈n/2⌉-th, StepBench's one median (Statistics.median)
-            name = row["scenario"] if row["design"] == "floor" else f"{row['scenario']}_{row['design']}"
+            name = names.get((row["scenario"], row["design"]))
+            if name is None:
+                continue  # no benchmark of the suite measures it
+            median = row["summary"]["allocationsPerElement"]["median"]
             rows[(name, row["threads"])] = (row["threads"], row["elements"], row["repetitions"][0]["elements"], median)
     return rows
 
@@ -111,7 +114,7 @@ def main(argv: list[str]) -> int:
     try:
         suite = cat.benchmarks(cat.load(argv[2]))
         bench = load_benchmark_counts(argv[1])
-        rows = agreement(bench, load_stepbench_rows(argv[3:]), suite)
+        rows = agreement(bench, load_stepbench_rows(argv[3:], suite), suite)
     except (InputError, cat.CatalogError) as error:
         print(f"malloc_agreement: {error}", file=sys.stderr)
         return 1

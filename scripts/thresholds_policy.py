@@ -4,9 +4,9 @@
 `thresholds check` checks every metric it finds in a file. The gate checks only what the code
 alone decides: mallocCountTotal of the benchmarks whose allocation count is exact (the catalog's
 `exactAllocations`, declared once in ScenarioKind). Wall clock is removed from every file and the
-files of timing-dependent benchmarks are deleted: on these shared 2-core VMs a wall-clock p90
-swung ×9 between two runs of one build and cancel-race_actor's malloc count by +123%, which made
-CI fail on an unchanged tree. Both are still measured and printed by the suite.
+files of timing-dependent benchmarks are deleted: on shared VMs both follow the neighbours and the
+schedule, so gating them fails unchanged trees (docs/METHOD.md says what was seen). Both are still
+measured and printed by the suite.
 
     python3 scripts/thresholds_policy.py Thresholds/<machine-id> CATALOG.json
 """

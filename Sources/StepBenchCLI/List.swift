@@ -13,9 +13,21 @@ extension StepBench {
         )
         var format: ListFormat = .text
 
+        @Option(
+            help:
+                "A results file: the catalog it was written with (with --format json); for a file older than the catalog, today's with the floors of its time."
+        )
+        var of: String?
+
+        func validate() throws {
+            if of != nil && format != .json { throw ValidationError("--of needs --format json") }
+        }
+
         func run() throws {
             if format == .json {
-                print(try JSONOutput.string(Catalog.current))
+                print(
+                    try JSONOutput.string(
+                        of.map { try ResultsFile.read(resultsURL($0)).writtenWith } ?? Catalog.current))
                 return
             }
             print(Self.text, terminator: "")

@@ -21,6 +21,10 @@ public struct Catalog: Codable, Equatable, Sendable {
         public var exactAllocations: [String]
         /// The metric `compare` decides this scenario on (``ScenarioKind/primaryMetric``).
         public var primaryMetric: String? = nil
+        /// What one unit of work is, "element" or "round" (``ScenarioKind/unit``).
+        public var unit: String? = nil
+        /// Whether throughput grows with the threads (``ScenarioKind/throughputScalesWithThreads``).
+        public var throughputScalesWithThreads: Bool? = nil
     }
 
     /// One path driver (``StepPath``): what `stepbench profile` counts per event.
@@ -52,6 +56,8 @@ public struct Catalog: Codable, Equatable, Sendable {
     /// The designs that call the stepper on their own executor (`receive(_:)` returns `.none`).
     public var asynchronousDesigns: [String]
     public var defaultDesign: String
+    /// The design rows are compared to (`ratioToSeed`): the faithful port of the original.
+    public var referenceDesign: String? = nil
     public var scenarios: [Scenario]
     public var benchmarks: [Benchmark]
     /// The designs whose single-thread allocation counts do not follow thread timing: the CI
@@ -78,6 +84,12 @@ public struct Catalog: Codable, Equatable, Sendable {
     /// The stepping API with no synchronisation, as a floor of sync-step's shape (floor-step):
     /// what a design costs over it is its synchronisation.
     public var apiFloorScenario: String? = nil
+    /// The questions a report answers, each by the scenario that answers it: the pure cost per
+    /// element (one thread; its profile is the instruction counts'), a promise fulfilled on
+    /// another thread, and contention (at the most threads measured).
+    public var perElementScenario: String? = nil
+    public var crossThreadScenario: String? = nil
+    public var contendedScenarios: [String] = []
 
     public static var current: Catalog {
         func design(_ d: SteppingDesign?) -> String { d?.rawValue ?? "floor" }
@@ -88,7 +100,8 @@ public struct Catalog: Codable, Equatable, Sendable {
                 elementsQuick: s.elements(.quick), elementsFull: s.elements(.full),
                 threads: s.threadCounts(requested: [1, 2, 4]),
                 exactAllocations: candidates.filter { s.allocationsAreExact(design: $0) }.map(design),
-                primaryMetric: s.primaryMetric.rawValue)
+                primaryMetric: s.primaryMetric.rawValue, unit: s.unit,
+                throughputScalesWithThreads: s.throughputScalesWithThreads)
         }
         let benchmarks = ScenarioKind.allCases.flatMap { s -> [Benchmark] in
             let candidates: [SteppingDesign?] = s.isFloor ? [nil] : SteppingDesign.allCases
@@ -103,7 +116,7 @@ public struct Catalog: Codable, Equatable, Sendable {
         return Catalog(
             designs: SteppingDesign.allCases.map(\.rawValue),
             asynchronousDesigns: SteppingDesign.allCases.filter { !$0.deliversSynchronously }.map(\.rawValue),
-            defaultDesign: SteppingDesign.default.rawValue,
+            defaultDesign: SteppingDesign.default.rawValue, referenceDesign: SteppingDesign.seed.rawValue,
             scenarios: scenarios, benchmarks: benchmarks,
             gateDesigns: SteppingDesign.allCases.filter { ScenarioKind.syncStep.allocationsAreExact(design: $0) }
                 .map(\.rawValue),
@@ -124,7 +137,10 @@ public struct Catalog: Codable, Equatable, Sendable {
             ]
                 + Metric.contention.map(\.metric)).map(\.rawValue),
             asynchronousVerdictScenario: ScenarioKind.asyncPark.rawValue,
-            apiFloorScenario: ScenarioKind.floorStep.rawValue)
+            apiFloorScenario: ScenarioKind.floorStep.rawValue,
+            perElementScenario: ScenarioKind.syncStep.rawValue,
+            crossThreadScenario: ScenarioKind.asyncStep.rawValue,
+            contendedScenarios: [ScenarioKind.staleStorm, .fanOut].map(\.rawValue))
     }
 }
 
@@ -137,6 +153,7 @@ extension Catalog {
             designs: try c.decode([String].self, forKey: .designs),
             asynchronousDesigns: try c.decodeIfPresent([String].self, forKey: .asynchronousDesigns) ?? [],
             defaultDesign: try c.decode(String.self, forKey: .defaultDesign),
+            referenceDesign: try c.decodeIfPresent(String.self, forKey: .referenceDesign),
             scenarios: try c.decode([Scenario].self, forKey: .scenarios),
             benchmarks: try c.decode([Benchmark].self, forKey: .benchmarks),
             gateDesigns: try c.decode([String].self, forKey: .gateDesigns),
@@ -147,6 +164,9 @@ extension Catalog {
             abtestScenarios: try c.decodeIfPresent([String].self, forKey: .abtestScenarios) ?? [],
             countMetrics: try c.decodeIfPresent([String].self, forKey: .countMetrics) ?? [],
             asynchronousVerdictScenario: try c.decodeIfPresent(String.self, forKey: .asynchronousVerdictScenario),
-            apiFloorScenario: try c.decodeIfPresent(String.self, forKey: .apiFloorScenario))
+            apiFloorScenario: try c.decodeIfPresent(String.self, forKey: .apiFloorScenario),
+            perElementScenario: try c.decodeIfPresent(String.self, forKey: .perElementScenario),
+            crossThreadScenario: try c.decodeIfPresent(String.self, forKey: .crossThreadScenario),
+            contendedScenarios: try c.decodeIfPresent([String].self, forKey: .contendedScenarios) ?? [])
     }
 }

@@ -36,6 +36,9 @@ struct HistorySeriesTests {
         #expect(paired?.samples.allSatisfy { abs($0 - 2) < 1e-9 } == true)
         // a newer file without a catalog that holds the scenario's own floor was made with it
         #expect(Self.legacy(floor: .floorStaleStorm, staleStormThreads: 2).floor(of: .staleStorm) == .floorStaleStorm)
+        // what the file was written with (`stepbench list --of FILE`): today's catalog, its floors
+        #expect(old.writtenWith.scenarios.first { $0.name == "stale-storm" }?.floor == "floor-sync")
+        #expect(old.writtenWith.designs == Catalog.current.designs)
         // a file with a catalog: the catalog's floor
         var current = ResultsFileTests.sample()
         current.catalog = Catalog.current

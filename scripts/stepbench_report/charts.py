@@ -82,8 +82,7 @@ def throughput_single(results, scenario, path, threads):
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(_si))
-    unit = "rounds/s" if scenario == "cancel-race" else "elements/s"
-    ax.set_ylabel(f"{unit} (log scale; higher is better)")
+    ax.set_ylabel(f"{results.unit(scenario)}s/s (log scale; higher is better)")
     ax.set_title(f"{scenario} ({threads} thread{'s' if threads > 1 else ''}): throughput per design (median, 95% CI)")
     _save(fig, path)
 
@@ -114,16 +113,15 @@ def throughput_vs_threads(results, scenario, path):
         if {r["threads"] for r in floor_rows} >= threads_seen:  # a floor of the scenario's own shape
             xs = sorted(threads_seen)
             ys = [next(r for r in floor_rows if r["threads"] == x)["summary"]["elementsPerSecond"]["median"] for x in xs]
-        else:  # a stepbench/1 file: one floor-sync row (fan-out's N pipelines scale it by N)
+        else:  # a stepbench/1 file: one single-thread floor row (scaled by N where N threads add work)
             xs = sorted(threads_seen)
             per = floor_rows[0]["summary"]["elementsPerSecond"]["median"]
-            ys = [per * x if scenario == "fan-out" else per for x in xs]
+            ys = [per * x if results.scales_with_threads(scenario) else per for x in xs]
         (line,) = ax.plot(xs, ys, linestyle="--", color=COLORS["floor"], label=f"floor ({floor_name})")
         line.set_gid("series-floor")
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(_si))
-    unit = "rounds/s" if scenario == "cancel-race" else "elements/s"
-    ax.set_ylabel(f"{unit} (log scale; higher is better)")
+    ax.set_ylabel(f"{results.unit(scenario)}s/s (log scale; higher is better)")
     ax.set_xlabel("threads")
     ax.set_xticks(sorted(threads_seen) or [1])
     ax.set_title(f"{scenario}: throughput vs threads (median, 95% CI)")
@@ -188,9 +186,11 @@ def per_element_bars(results, scenario, key, title, ylabel, path):
 
 
 def instruction_bars(results, path):
-    """Instructions per element (callgrind, exact) per design, sync-step; the floor dashed."""
+    """Instructions per element (callgrind, exact) per design in the tool's per-element scenario;
+    the floor dashed."""
     fig, ax = plt.subplots(figsize=(7, 3.6))
-    rows = [p for p in results.profiles if p["scenario"] == "sync-step"]
+    scenario = results.role("perElementScenario")
+    rows = [p for p in results.profiles if p["scenario"] == scenario]
     order = {d: i for i, d in enumerate(results.designs())}
     rows.sort(key=lambda p: order.get(p["design"], 99))
     designs = [p["design"] for p in rows]
@@ -199,7 +199,7 @@ def instruction_bars(results, path):
     for d, bar, v in zip(designs, bars, values):
         bar.set_gid(f"series-{d}")
         ax.annotate(f"{v:,.0f}", (bar.get_x() + bar.get_width() / 2, v), ha="center", va="bottom", fontsize=9)
-    floor_name = results.floor_of("sync-step", profiles=True)
+    floor_name = results.floor_of(scenario, profiles=True)
     floor = [p for p in results.profiles if p["scenario"] == floor_name]
     if floor:
         line = ax.axhline(floor[0]["instructionsPerElement"], linestyle="--", color=COLORS["floor"],
@@ -213,7 +213,7 @@ def instruction_bars(results, path):
         line.set_gid("series-api-floor")
     if floor or api:
         ax.legend(loc="upper left", frameon=False)
-    ax.set_title("sync-step: instructions per element (callgrind, exact)")
+    ax.set_title(f"{scenario}: instructions per element (callgrind, exact)")
     if values and max(values) > 20 * max(min(values), 1):  # one design dwarfs the others
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(FuncFormatter(_si))
@@ -339,10 +339,13 @@ def history_trend(history, scenario, path):
     return True
 
 
-def history_instructions(history, path):
-    """Instructions per element (callgrind, exact) of sync-step over the profiles in commit
-    order, the floor dashed, change points marked. False when fewer than two profiles."""
-    series = [s for s in history.series if s.metric == "instructions_per_element" and s.scenario in ("sync-step", "floor-sync")]
+def history_instructions(history, results, path):
+    """Instructions per element (callgrind, exact) of the tool's per-element scenario and its
+    floor over the profiles in commit order, the floor dashed, change points marked. False when
+    fewer than two profiles."""
+    scenario = results.role("perElementScenario")
+    shown = (scenario, results.facts(scenario).get("floor"))
+    series = [s for s in history.series if s.metric == "instructions_per_element" and s.scenario in shown]
     profiles = [f for f in history.files if f.has_profiles]
     if not series or len(profiles) < 2:
         return False
@@ -351,7 +354,7 @@ def history_instructions(history, path):
     marks = []
     for s in sorted(series, key=lambda s: DESIGN_RANK.get(s.design, 99)):
         xs = [place[f.name] for f, _, _ in s.points]
-        floor = s.design == "floor"
+        floor = results.is_floor(s.scenario)
         (line,) = ax.plot(xs, s.values, color=COLORS.get(s.design, "#333333"), marker=None if floor else MARKERS.get(s.design, "o"),
                           linestyle="--" if floor else "-", linewidth=1.4, markersize=5,
                           label=f"floor ({s.scenario})" if floor else s.design)
@@ -369,7 +372,7 @@ def history_instructions(history, path):
         ax.set_ylim(0, top * 1.15)  # headroom for the commit labels
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
         ax.set_ylabel("instructions / element")
-    ax.set_title("sync-step: instructions per element, each profile in commit order (exact)", fontsize=11)
+    ax.set_title(f"{scenario}: instructions per element, each profile in commit order (exact)", fontsize=11)
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
     _save(fig, path)
     return True

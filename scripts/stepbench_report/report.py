@@ -14,39 +14,38 @@ import tempfile
 from . import charts, history, tool
 from .results import ResultsError, load, preset
 
-MULTI_THREAD = ("stale-storm", "cancel-race", "fan-out")
-
-
 def _fmt_ns(v):
     return f"{v:,.0f} ns" if v >= 100 else f"{v:.1f} ns"
 
 
 def _best(results, scenario, threads, key="nsPerElement"):
-    rows = [r for r in results.ok_rows(scenario) if r["threads"] == threads and r["design"] != "floor"]
+    rows = [r for r in results.ok_rows(scenario) if r["threads"] == threads]
     rows = [r for r in rows if r["summary"].get(key)]
     return min(rows, key=lambda r: r["summary"][key]["median"]) if rows else None
 
 
 def verdict(results):
-    """Three lines: which design for which load, and why (from the numbers)."""
+    """Three lines: which design for which load, and why (from the numbers). Which scenario
+    answers which question is the tool's (its catalog's roles)."""
     lines = []
-    best = _best(results, "sync-step", 1)
+    per_element, cross_thread = results.role("perElementScenario"), results.role("crossThreadScenario")
+    best = _best(results, per_element, 1)
     if best:
         s = best["summary"]
         line = f"**Synchronous `.more` (one thread): `{best['design']}`** — {_fmt_ns(s['nsPerElement']['median'])}/element"
         if s.get("ratioToSeed"):
-            line += f", {1 / s['ratioToSeed']:.1f}× faster than `seed`"
+            line += f", {1 / s['ratioToSeed']:.1f}× faster than `{results.role('referenceDesign')}`"
         if s.get("ratioToFloor"):
             line += f", {s['ratioToFloor']:.1f}× its floor (the same upstream into a plain subscriber)"
         lines.append(line + f", {s['allocationsPerElement']['median']:.2f} allocations/element.")
-    best = _best(results, "async-step", 2, "latencyP50")
+    best = _best(results, cross_thread, 2, "latencyP50")
     if best:
         s = best["summary"]
         extra = f" ({s['latencyP50RatioToFloor']:.2f}× its own floor, the same hand-offs without a stepping subscriber)" if s.get("latencyP50RatioToFloor") else ""
         lines.append(f"**Promise fulfilled on another thread: `{best['design']}`** — p50 {_fmt_ns(s['latencyP50']['median'])} "
                      f"from `.more` to the next input{extra}, p99 {_fmt_ns(s['latencyP99']['median'])}.")
     contention = []
-    for scenario in ("stale-storm", "fan-out"):
+    for scenario in results.role("contendedScenarios") or []:
         threads = max((r["threads"] for r in results.ok_rows(scenario)), default=None)
         if threads:
             b = _best(results, scenario, threads)
@@ -73,15 +72,15 @@ def verdict(results):
                      f"`{best['design']}`** — p50 {_fmt_ns(s['latencyP50']['median'])}{extra}"
                      + (f"; per element: {wakes}" if wakes else "") + "."
                      + (f" The floor's p50 is {_fmt_ns(floor_row['summary']['latencyP50']['median'])}." if floor_row and floor_row['summary'].get('latencyP50') else ""))
-    asynchronous = [(d, results.row("sync-step", d, 1)) for d in results.asynchronous_designs()]
+    asynchronous = [(d, results.row(per_element, d, 1)) for d in results.asynchronous_designs()]
     asynchronous = [(d, r) for d, r in asynchronous if r]
-    first = _best(results, "sync-step", 1)
+    first = _best(results, per_element, 1)
     if asynchronous and first and len(lines) < 3:
         parts = ", ".join(f"`{d}` {_fmt_ns(r['summary']['nsPerElement']['median'])} "
                           f"({r['summary']['nsPerElement']['median'] / first['summary']['nsPerElement']['median']:.1f}× "
                           f"`{first['design']}`, {r['summary']['allocationsPerElement']['median']:.2f} allocations)"
                           for d, r in asynchronous)
-        lines.append(f"**Delivered on their own executor** (sync-step, per element): {parts}.")
+        lines.append(f"**Delivered on their own executor** ({per_element}, per element): {parts}.")
     return lines[:4]
 
 
@@ -110,7 +109,7 @@ def relative_table(results):
     out = ["| scenario | threads | " + " | ".join(f"`{d}`" for d in designs) + " |",
            "|---|---|" + "---|" * len(designs)]
     for scenario in results.scenarios():
-        if scenario.startswith("floor"):
+        if results.is_floor(scenario):
             continue
         for threads in sorted({r["threads"] for r in results.ok_rows(scenario)}):
             cells, best = [], _best(results, scenario, threads)
@@ -124,7 +123,7 @@ def relative_table(results):
                 s = row["summary"]
                 text = f"{_fmt_ns(s['nsPerElement']['median'])}"
                 if s.get("ratioToSeed") is not None:
-                    text += f" · {s['ratioToSeed']:.2f}× seed"
+                    text += f" · {s['ratioToSeed']:.2f}× {results.role('referenceDesign')}"
                 if s.get("ratioToFloor") is not None:
                     text += f" · {s['ratioToFloor']:.1f}× floor"
                 cells.append(f"**{text}** ★" if best and row is best else text)
@@ -158,8 +157,9 @@ def build(args, results, folder):
           f"preset {preset(results.configuration)}, {results.configuration.get('repetitions')} repetitions in shuffled rounds (order seed {results.configuration.get('orderSeed', '–')}); "
           f"hand-off {results.configuration.get('handoff')}.", "", "## Verdict", ""]
     md += [f"{i + 1}. {line}" for i, line in enumerate(verdict(results))]
-    md += ["", "## Speed relative to `seed` and to the floor", "",
-           "Median ns/element (cancel-race: per round); ★ = fastest in the row. ×floor divides by the scenario's own "
+    per_round = ", ".join(x for x in results.scenarios() if results.unit(x) != "element" and not results.is_floor(x))
+    md += ["", f"## Speed relative to `{results.role('referenceDesign')}` and to the floor", "",
+           f"Median ns/element{f' ({per_round}: per round)' if per_round else ''}; ★ = fastest in the row. ×floor divides by the scenario's own "
            "floor: the same work, upstream, threads, hand-offs and waiter, minus the stepping subscriber.", ""]
     md += relative_table(results)
     md += ["", "Rows marked oversubscribed ran more threads than the machine has cores: spinning threads then wait for "
@@ -173,13 +173,13 @@ def build(args, results, folder):
     md += counts_table(results)
     md += ["", "## Throughput vs threads", ""]
     for scenario in results.scenarios():
-        if scenario.startswith("floor") or not results.ok_rows(scenario):
+        if results.is_floor(scenario) or not results.ok_rows(scenario):
             continue
         name = f"throughput-{scenario}.svg"
         charts.throughput_vs_threads(results, scenario, os.path.join(folder, name))
         md += [f"![{scenario} throughput]({name})", ""]
     md += ["## Latency", ""]
-    for scenario in [x for x in results.scenarios() if not x.startswith("floor")]:
+    for scenario in [x for x in results.scenarios() if not results.is_floor(x)]:
         if not any(r["summary"].get("latencyP50") for r in results.ok_rows(scenario)):
             continue
         if results.ok_rows(scenario):
@@ -187,18 +187,18 @@ def build(args, results, folder):
             charts.latency_distribution(results, scenario, os.path.join(folder, name))
             md += [f"![{scenario} latency]({name})", ""]
     md += ["## Allocations and instructions per element", ""]
-    if results.ok_rows("sync-step"):
-        charts.per_element_bars(results, "sync-step", "allocationsPerElement",
-                                "sync-step: heap allocations per element (exact, jemalloc)",
+    per_element = results.role("perElementScenario")
+    if results.ok_rows(per_element):
+        charts.per_element_bars(results, per_element, "allocationsPerElement",
+                                f"{per_element}: heap allocations per element (exact, jemalloc)",
                                 "allocations / element", os.path.join(folder, "allocations.svg"))
         md += ["![allocations per element](allocations.svg)", ""]
-    if any(p["scenario"] == "sync-step" for p in results.profiles):
+    if any(p["scenario"] == per_element for p in results.profiles):
         charts.instruction_bars(results, os.path.join(folder, "instructions.svg"))
         md += ["![instructions per element](instructions.svg)", ""]
-        floors = {p["scenario"] for p in results.profiles if p["design"] == "floor"}
-        top = [p for p in results.profiles if p["scenario"] == "sync-step"] + \
-            [p for p in results.profiles if p["scenario"] in floors]
-        md += instruction_breakdown(top)
+        top = [p for p in results.profiles if p["scenario"] == per_element] + \
+            [p for p in results.profiles if results.is_floor(p["scenario"])]
+        md += instruction_breakdown(results, top)
     else:
         md += ["Instructions per element: not in these results (pass a `stepbench profile` file too).", ""]
     md += path_section(results)
@@ -208,7 +208,7 @@ def build(args, results, folder):
            "Hollow points are repetitions in which the process was preempted (at least one involuntary context switch) "
            "or a thread migrated between CPUs.", ""]
     for scenario in results.scenarios():
-        if scenario.startswith("floor") or not results.ok_rows(scenario):
+        if results.is_floor(scenario) or not results.ok_rows(scenario):
             continue
         threads = min(r["threads"] for r in results.ok_rows(scenario))
         name = f"repetitions-{scenario}.svg"
@@ -249,12 +249,12 @@ def history_section(results, folder) -> list[str]:
            "accepted only if larger than this machine's between-run drift and sampling noise allow (docs/METHOD.md, "
            "\"History\"); for exact counts (instructions, exact allocations) any step beyond the gate's tolerance.", ""]
     md += [history.render(h, "markdown").strip(), ""]
-    if charts.history_instructions(h, os.path.join(folder, "history-instructions.svg")):
+    if charts.history_instructions(h, results, os.path.join(folder, "history-instructions.svg")):
         md += ["![instructions per element over the commits](history-instructions.svg)", ""]
     if len(runs) >= 2:
         for scenario in results.scenarios():
             name = f"history-{scenario}.svg"
-            if not scenario.startswith("floor") and charts.history_trend(h, scenario, os.path.join(folder, name)):
+            if not results.is_floor(scenario) and charts.history_trend(h, scenario, os.path.join(folder, name)):
                 md += [f"![{scenario} over the commits]({name})", ""]
     return md
 
@@ -262,7 +262,7 @@ def history_section(results, folder) -> list[str]:
 def path_section(results) -> list[str]:
     """Every path driver's exact counts per event, one table row per path and a column per
     design (the tool's order): instructions, synchronising instructions, allocations. Rows the
-    tool marks not exact (a hand-off to an actor's thread) carry a *."""
+    tool marks not exact (a hand-off to a design's own executor) carry a *."""
     if not results.path_rows:
         return ["## Every path, counted exactly", "",
                 "Not in these results (pass a `stepbench profile` file made with its paths).", ""]
@@ -325,17 +325,17 @@ def split_section(results) -> list[str]:
     return md + [""]
 
 
-def instruction_breakdown(profiles) -> list[str]:
+def instruction_breakdown(results, profiles) -> list[str]:
     """Where each design's instructions per element go: exclusive instructions per element by
     function, inside the measured window (stepbench/2 profiles). Older files held inclusive
     counts of the whole process, which say nothing per element: they are named, not tabled."""
-    md = ["### Where the instructions go (sync-step, exclusive instructions per element)", "",
+    md = [f"### Where the instructions go ({results.role('perElementScenario')}, exclusive instructions per element)", "",
           "Counted in the scenario's measured window, every thread (the actors call the stepper on their own "
           "executor's thread); a row that says *whole process* comes from an older profile.", ""]
     for p in profiles:
         functions = [f for f in p.get("topFunctions", []) if f.get("instructionsPerElement") is not None]
         where = " (whole process)" if p.get("collection") == "wholeProcess" else ""
-        name = p["scenario"] if p["design"] == "floor" else p["design"]  # a floor is its own scenario
+        name = p["scenario"] if results.is_floor(p["scenario"]) else p["design"]  # a floor is its own scenario
         md.append(f"**`{name}`** — {p['instructionsPerElement']:,.0f} instructions/element{where}")
         md.append("")
         if not functions:

@@ -7,24 +7,9 @@ from . import tool
 SCHEMA = "stepbench/2"
 # Schemas read: /2 only added fields to /1 (see results/README.md).
 READABLE_SCHEMAS = ("stepbench/2", "stepbench/1")
-# What a results file's rows are compared to comes from the file: stepbench writes the tool's
-# catalog into it (`catalog`: designs in order, each scenario's floor). Files written before
-# that say nothing, and the tool's floors then were these (stepbench/2 first, then /1).
-FLOORS_BEFORE_CATALOG = (
-    {"sync-step": "floor-sync", "async-step": "floor-async", "stale-storm": "floor-stale-storm",
-     "cancel-race": "floor-cancel-race", "fan-out": "floor-fan-out", "pace-jitter": "floor-pace"},
-    {"sync-step": "floor-sync", "stale-storm": "floor-sync", "fan-out": "floor-sync", "async-step": "floor-pingpong"},
-)
-
-
-def floor_in(data, scenario):
-    """The floor scenario the results file `data` (parsed JSON) compares `scenario` to, or None:
-    its catalog's, or for an older file the first of FLOORS_BEFORE_CATALOG whose floor it holds."""
-    catalog = data.get("catalog")
-    if catalog:
-        return next((s.get("floor") for s in catalog.get("scenarios", []) if s.get("name") == scenario), None)
-    present = {r["scenario"] for r in data.get("rows", [])} | {p["scenario"] for p in data.get("profiles") or []}
-    return next((m[scenario] for m in FLOORS_BEFORE_CATALOG if m.get(scenario) in present), None)
+def floor_in(catalog, scenario):
+    """The floor scenario `catalog` (what a results file was written with) compares `scenario` to, or None."""
+    return next((s.get("floor") for s in (catalog or {}).get("scenarios", []) if s.get("name") == scenario), None)
 
 
 def in_order(names, catalog_order=()):
@@ -54,7 +39,11 @@ class Results:
     rows: list = field(default_factory=list)
     profiles: list = field(default_factory=list)
     harness_warnings: list = field(default_factory=list)
+    #: the catalog the files were written with (`stepbench list --of FILE` for older files)
     catalog: dict = None
+    #: the tool's own catalog (`stepbench list --format json`): the questions a report answers and
+    #: what each scenario is (a floor, its unit of work, whether throughput grows with threads)
+    tool_catalog: dict = None
     #: `stepbench profile`'s exact counts per event of each (path, design), as the tool wrote them
     path_rows: list = field(default_factory=list)
     #: `stepbench profile`'s split of each design's instructions per event (the API's part, the design's)
@@ -78,17 +67,42 @@ class Results:
                 return r
         return None
 
+    def role(self, key):
+        """The scenario (or list of them) the tool names for a report's question, e.g.
+        "perElementScenario"; None (or []) when the tool names none."""
+        return (self.tool_catalog or {}).get(key)
+
+    def facts(self, scenario):
+        """What the tool says the scenario is (its catalog entry; the files' when the tool no
+        longer has it; {} when neither does)."""
+        for catalog in (self.tool_catalog, self.catalog):
+            for s in (catalog or {}).get("scenarios", []):
+                if s.get("name") == scenario:
+                    return s
+        return {}
+
+    def is_floor(self, scenario):
+        return bool(self.facts(scenario).get("isFloor"))
+
+    def unit(self, scenario):
+        """What one unit of the scenario's work is: "element" or "round"."""
+        return self.facts(scenario).get("unit", "element")
+
+    def scales_with_threads(self, scenario):
+        return bool(self.facts(scenario).get("throughputScalesWithThreads"))
+
     def floor_of(self, scenario, profiles=False):
         """The floor these results compare `scenario` to (see ``floor_in``), if they hold it
         (its rows, or with `profiles` its instruction counts)."""
-        name = floor_in({"catalog": self.catalog, "rows": self.rows, "profiles": self.profiles}, scenario)
+        name = floor_in(self.catalog, scenario)
         held = any(p["scenario"] == name for p in self.profiles) if profiles else bool(self.ok_rows(name))
         return name if name and held else None
 
     def designs(self):
-        """Every design but the floor, in the tool's order."""
-        names = [r["design"] for r in self.rows] + [p["design"] for p in self.profiles]
-        return [d for d in in_order(names, (self.catalog or {}).get("designs", ())) if d != "floor"]
+        """Every design (not the floors), in the tool's order."""
+        names = [r["design"] for r in self.rows if not self.is_floor(r["scenario"])] + \
+            [p["design"] for p in self.profiles if not self.is_floor(p["scenario"])]
+        return in_order(names, (self.catalog or {}).get("designs", ()))
 
     def scenarios(self):
         return in_order((r["scenario"] for r in self.rows),
@@ -154,11 +168,21 @@ def load(paths):
             path_rows[(p["path"], p["design"])] = p
         for c in data.get("costSplits") or []:
             cost_splits[(c["path"], c["design"])] = c
-        catalog = data.get("catalog") or catalog
+        if not data.get("catalog"):  # an older file: the tool says what it was written with
+            try:
+                data["catalog"] = tool.ask("list", "--format", "json", "--of", path)
+            except tool.ToolError as e:
+                raise ResultsError(f"{path}: {e}")
+        catalog = data["catalog"]
         # a profile-only file contributes its instruction counts, not its placeholder config
         if data["rows"] or last is None:
             last = data
+    try:
+        tool_catalog = tool.ask("list", "--format", "json")
+    except tool.ToolError as e:
+        raise ResultsError(f"the tool's catalog: {e}")
     return Results(paths=list(paths), machine=last["machine"], configuration=last["configuration"],
                    created_at=last.get("createdAt", "?"), rows=list(merged.values()),
                    profiles=list(profiles.values()), harness_warnings=list(last.get("harnessWarnings") or []),
-                   catalog=catalog, path_rows=list(path_rows.values()), cost_splits=list(cost_splits.values()))
+                   catalog=catalog, tool_catalog=tool_catalog, path_rows=list(path_rows.values()),
+                   cost_splits=list(cost_splits.values()))

@@ -32,11 +32,16 @@ def write_bench(tmp_path, counts):
     return str(folder)
 
 
+def row(scenario, design, allocations, threads=1):
+    """A row as stepbench writes it: the repetitions and the tool's summary (its median per element)."""
+    per = sorted(a / 10_000 for a in allocations)
+    return {"scenario": scenario, "design": design, "threads": threads, "elements": 10_000, "status": "ok",
+            "repetitions": [{"allocations": a, "elements": 10_000} for a in allocations],
+            "summary": {"allocationsPerElement": {"median": per[(len(per) - 1) // 2]}}}
+
+
 def write_results(tmp_path, rows):
-    data = {"schema": "stepbench/1", "rows": [
-        {"scenario": s, "design": d, "threads": 1, "elements": 10_000, "status": "ok",
-         "repetitions": [{"allocations": a, "elements": 10_000} for a in allocs]}
-        for s, d, allocs in rows]}
+    data = {"schema": "stepbench/1", "rows": [row(s, d, allocs) for s, d, allocs in rows]}
     path = tmp_path / "run.json"
     path.write_text(json.dumps(data))
     return str(path)
@@ -45,18 +50,17 @@ def write_results(tmp_path, rows):
 def test_the_benchmarks_thread_count_is_the_one_compared(tmp_path):
     """stale-storm runs at 2 threads in the suite: stepbench's 1-thread row must not stand in."""
     bench = write_bench(tmp_path, {"stale-storm_seed": 20_024})
-    data = {"schema": "stepbench/1", "rows": [
-        {"scenario": "stale-storm", "design": "seed", "threads": t, "elements": 10_000, "status": "ok",
-         "repetitions": [{"allocations": a, "elements": 10_000}]} for t, a in [(2, 20_026), (1, 90_000)]]}
+    data = {"schema": "stepbench/1",
+            "rows": [row("stale-storm", "seed", [a], threads=t) for t, a in [(2, 20_026), (1, 90_000)]]}
     path = tmp_path / "threads.json"
     path.write_text(json.dumps(data))
-    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(path)]), SUITE)
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(path)], SUITE), SUITE)
     assert [(r["threads"], r["agrees"]) for r in rows] == [(2, True)]
     only_one = tmp_path / "one.json"
     data["rows"] = data["rows"][1:]
     only_one.write_text(json.dumps(data))
     with pytest.raises(ma.InputError, match="at 2 thread"):
-        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(only_one)]), SUITE)
+        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(only_one)], SUITE), SUITE)
 
 
 def test_counts_over_the_same_window_agree_and_timing_dependent_ones_are_skipped(tmp_path):
@@ -64,7 +68,7 @@ def test_counts_over_the_same_window_agree_and_timing_dependent_ones_are_skipped
                                    "cancel-race_seed": 4455, "sync-step_actor": 220_060})
     results = write_results(tmp_path, [("sync-step", "seed", [20_024, 20_024, 20_025]),
                                        ("sync-step", "atomic", [22, 22, 22]), ("floor-sync", "floor", [20, 20, 20])])
-    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), SUITE)
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results], SUITE), SUITE)
     assert [r["name"] for r in rows] == ["floor-sync", "sync-step_atomic", "sync-step_seed"]  # not exact: skipped
     assert all(r["agrees"] for r in rows)
     assert ma.main(["x", bench, write_catalog(tmp_path), results]) == 0
@@ -73,7 +77,7 @@ def test_counts_over_the_same_window_agree_and_timing_dependent_ones_are_skipped
 def test_one_allocation_per_element_more_disagrees(tmp_path):
     bench = write_bench(tmp_path, {"sync-step_locked": 10_020})
     results = write_results(tmp_path, [("sync-step", "locked", [22, 22, 22])])
-    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), SUITE)
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results], SUITE), SUITE)
     assert [r["agrees"] for r in rows] == [False]
     assert ma.main(["x", bench, write_catalog(tmp_path), results]) == 2
 
@@ -86,7 +90,7 @@ def test_bad_input_is_named(tmp_path, capsys):
     bench = write_bench(tmp_path, {"sync-step_locked": 20})
     short = dict(SUITE, **{"sync-step_locked": bench_spec("sync-step_locked", elements=2000)})
     with pytest.raises(ma.InputError, match="stepbench measured 10000 elements .* the benchmark 2000"):
-        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results]), short)
+        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results], short), short)
     (tmp_path / "wrong.json").write_text(json.dumps({"schema": "other/9", "rows": []}))
     assert ma.main(["x", bench, catalog, str(tmp_path / "wrong.json")]) == 1
     assert "'stepbench/1'" in capsys.readouterr().err

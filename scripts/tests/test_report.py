@@ -158,9 +158,10 @@ def test_floors_and_design_order_come_from_the_files_catalog(tmp_path):
     assert results.floor_of("stale-storm") is None  # the catalog says it has none
     assert results.designs() == designs
     assert results.asynchronous_designs() == designs[:1]
-    # without a catalog (older files) the floors the tool used then
+    # without a catalog (older files): the tool's, with the floors it used then
     legacy = load([FIXTURE])
-    assert legacy.floor_of("sync-step") == "floor-sync" and legacy.asynchronous_designs() == []
+    assert legacy.floor_of("sync-step") == "floor-sync" and legacy.floor_of("fan-out") == "floor-sync"
+    assert legacy.asynchronous_designs() == legacy.tool_catalog["asynchronousDesigns"]
 
 
 def test_a_design_the_report_does_not_know_is_reported_without_seed(tmp_path):

@@ -32,3 +32,17 @@ extension ResultsFile {
         return self.row(RowKey(scenario: floor, design: "floor", threads: threads))
     }
 }
+
+extension ResultsFile {
+    /// The catalog this file was written with: its own, or for a file older than the catalog
+    /// today's with the floors of its time (``floor(of:)``).
+    public var writtenWith: Catalog {
+        if let catalog { return catalog }
+        var today = Catalog.current
+        for i in today.scenarios.indices {
+            guard let scenario = ScenarioKind(rawValue: today.scenarios[i].name), !scenario.isFloor else { continue }
+            today.scenarios[i].floor = floor(of: scenario)?.rawValue
+        }
+        return today
+    }
+}
