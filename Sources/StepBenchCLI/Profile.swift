@@ -51,11 +51,11 @@ extension StepBench {
             print(
                 "instructions per element (callgrind: the measured window, or * the whole process; per function: exclusive per element):"
             )
-            let width = max(7, rows.map(\.design.count).max() ?? 0)
+            let width = max(7, rows.map(\.design.name.count).max() ?? 0)
             for r in rows {
                 let whole = r.collection == .wholeProcess ? " *" : ""
                 print(
-                    "  \(r.scenario.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(r.design.padding(toLength: width, withPad: " ", startingAt: 0)) \(String(format: "%10.1f", r.instructionsPerElement))\(whole)"
+                    "  \(r.scenario.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(r.design.name.padding(toLength: width, withPad: " ", startingAt: 0)) \(String(format: "%10.1f", r.instructionsPerElement))\(whole)"
                 )
                 for f in r.topFunctions.prefix(6) {
                     print(String(format: "      %8.1f  ", f.instructionsPerElement ?? 0) + f.function)

@@ -14,7 +14,7 @@ public struct BenchmarkRunner {
         public var design: SteppingDesign?
         public var threads: Int
         public var elements: Int
-        public var label: String { "\(scenario.rawValue) \(design?.rawValue ?? "floor") ×\(threads)" }
+        public var label: String { "\(scenario.rawValue) \(design.map(Subject.design) ?? .floor) ×\(threads)" }
     }
 
     public let configuration: RunConfiguration
@@ -117,7 +117,7 @@ public struct BenchmarkRunner {
             let c = combos[i]
             let ok = failures[i] == nil && !raw[i].isEmpty
             return ResultsFile.Row(
-                scenario: c.scenario, design: c.design?.rawValue ?? "floor", threads: c.threads,
+                scenario: c.scenario, design: c.design.map(Subject.design) ?? .floor, threads: c.threads,
                 elements: c.elements, status: ok ? .ok : .failed, failure: failures[i],
                 repetitions: raw[i], summary: ok ? ResultsFile.Summary(raw[i], side: c.scenario.sideMetric) : nil,
                 allocationsExact: c.scenario.allocationsAreExact(design: c.design))

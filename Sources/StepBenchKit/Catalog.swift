@@ -92,7 +92,7 @@ public struct Catalog: Codable, Equatable, Sendable {
     public var contendedScenarios: [String] = []
 
     public static var current: Catalog {
-        func design(_ d: SteppingDesign?) -> String { d?.rawValue ?? "floor" }
+        func design(_ d: SteppingDesign?) -> String { (d.map(Subject.design) ?? .floor).name }
         let scenarios = ScenarioKind.allCases.map { s -> Scenario in
             let candidates: [SteppingDesign?] = s.isFloor ? [nil] : SteppingDesign.allCases
             return Scenario(

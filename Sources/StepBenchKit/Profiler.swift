@@ -103,7 +103,7 @@ public struct Profiler {
                 .prefix(Self.functionsKept)
             rows.append(
                 .init(
-                    scenario: target.scenario, design: target.subject.name, elementsLow: elementsLow,
+                    scenario: target.scenario, design: target.subject, elementsLow: elementsLow,
                     elementsHigh: elementsHigh, instructionsLow: low.total, instructionsHigh: high.total,
                     instructionsPerElement: Double(high.total - low.total) / span,
                     topFunctions: top.map {

@@ -20,12 +20,12 @@ public enum SummaryTable {
             for row in rows {
                 guard let s = row.summary else {
                     table.append(
-                        [row.design, "\(row.threads)"] + Array(repeating: "", count: table[0].count - 3)
+                        [row.design.name, "\(row.threads)"] + Array(repeating: "", count: table[0].count - 3)
                             + ["FAILED: \(row.failure ?? "?")"])
                     continue
                 }
                 var line = [
-                    row.design, "\(row.threads)", fmt(s.nsPerElement.median),
+                    row.design.name, "\(row.threads)", fmt(s.nsPerElement.median),
                     "[\(fmt(s.nsPerElement.ciLow))–\(fmt(s.nsPerElement.ciHigh))]",
                     String(format: "%.2f", s.elementsPerSecond.median / 1e6),
                     String(format: "%.2f", s.allocationsPerElement.median), fmt(s.cpuNsPerElement.median),

@@ -90,7 +90,9 @@ struct ComparisonFamilyTests {
         }
         #expect(decided.map(\.design).sorted() == ["atomic", "locked"])
         for (k, row) in decided.enumerated() {
-            let key = RowKey(scenario: ScenarioKind(rawValue: row.scenario)!, design: row.design, threads: row.threads)
+            let key = RowKey(
+                scenario: ScenarioKind(rawValue: row.scenario)!, design: Subject(name: row.design)!,
+                threads: row.threads)
             func samples(_ f: ResultsFile) -> [Double] {
                 Comparison.timingSamples(f.row(key)!, in: f).first { $0.metric == row.metric }!.samples
             }

@@ -136,7 +136,7 @@ struct PathTests {
     }
 
     static func row(
-        _ path: StepPath = .deferredMore, design: String = "atomic", instructions: Double = 1_000,
+        _ path: StepPath = .deferredMore, design: Subject = "atomic", instructions: Double = 1_000,
         synchronising: Double = 4, allocations: Double = 0, exact: Bool = true
     ) -> ResultsFile.PathRow {
         ResultsFile.PathRow(
@@ -155,7 +155,7 @@ struct PathTests {
 
     @Test("a design's cost over the floor splits into the API's (floor-step − floor) and its own")
     func test_costSplit_apiAndSynchronisation() {
-        func profile(_ scenario: ScenarioKind, _ design: String, _ perElement: Double) -> ResultsFile.ProfileRow {
+        func profile(_ scenario: ScenarioKind, _ design: Subject, _ perElement: Double) -> ResultsFile.ProfileRow {
             ResultsFile.ProfileRow(
                 scenario: scenario, design: design, elementsLow: 1, elementsHigh: 3, instructionsLow: 0,
                 instructionsHigh: 0, instructionsPerElement: perElement, topFunctions: [])

@@ -34,7 +34,7 @@ extension Comparison {
         for gone in baseline.paths ?? [] where !new.contains(key(gone)) {
             rows.append(
                 exactRow(
-                    gone.path.rawValue, gone.design, .instructionsPerEvent, gone.instructionsPerEvent, nil,
+                    gone.path.rawValue, gone.design.name, .instructionsPerEvent, gone.instructionsPerEvent, nil,
                     .onlyInBaseline))
         }
         for row in current.paths ?? [] where row.exact {
@@ -42,7 +42,7 @@ extension Comparison {
                 // New: listed, so that a baseline that gates nothing here does not pass unseen.
                 rows.append(
                     exactRow(
-                        row.path.rawValue, row.design, .instructionsPerEvent, nil, row.instructionsPerEvent,
+                        row.path.rawValue, row.design.name, .instructionsPerEvent, nil, row.instructionsPerEvent,
                         .onlyInCurrent))
                 continue
             }
@@ -62,7 +62,7 @@ extension Comparison {
                 ),
             ]
             for (metric, a, b, verdict) in measured {
-                rows.append(exactRow(row.path.rawValue, row.design, metric, a, b, verdict))
+                rows.append(exactRow(row.path.rawValue, row.design.name, metric, a, b, verdict))
             }
         }
         return rows
@@ -81,7 +81,7 @@ extension Comparison {
     }
 
     /// Instructions: a relative tolerance (``instructionTolerance(design:)``).
-    static func instructionVerdict(_ a: Double, _ b: Double, design: String) -> Verdict {
+    static func instructionVerdict(_ a: Double, _ b: Double, design: Subject) -> Verdict {
         let tolerance = instructionTolerance(design: design)
         return b / a > 1 + tolerance ? .regression : b / a < 1 - tolerance ? .improvement : .unchanged
     }
@@ -92,8 +92,8 @@ extension Comparison {
     /// for one binary, it moved by 2.4% in sync-step between builds that differed only in the
     /// kit's code. Held to 5%, its gate still catches a change of its own mailbox or task
     /// machinery, which costs thousands of instructions per element.
-    static func instructionTolerance(design: String) -> Double {
-        design == SteppingDesign.actorStream.rawValue ? 0.05 : instructionTolerance
+    static func instructionTolerance(design: Subject) -> Double {
+        design == .design(.actorStream) ? 0.05 : instructionTolerance
     }
 
     private static func countVerdict(_ a: Double, _ b: Double) -> Verdict {

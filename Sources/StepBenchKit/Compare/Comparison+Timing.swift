@@ -90,7 +90,7 @@ extension Comparison {
     /// calls its stepper synchronously (or a floor), so nothing can contend.
     static func contentionIsExact(_ row: ResultsFile.Row) -> Bool {
         row.scenario.isSingleThreaded(threads: row.threads)
-            && (SteppingDesign(rawValue: row.design)?.deliversSynchronously ?? true)
+            && (row.design.design?.deliversSynchronously ?? true)
     }
 
     /// Two exact contention counts per element further apart than this differ (one event more

@@ -196,7 +196,7 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// Whether `row`'s allocation count is fixed by the code: what the row says (stepbench/2),
     /// else the scenario's declaration (stepbench/1 rows carry no flag).
     public static func allocationsAreExact(_ row: ResultsFile.Row) -> Bool {
-        row.allocationsExact ?? row.scenario.allocationsAreExact(design: SteppingDesign(rawValue: row.design))
+        row.allocationsExact ?? row.scenario.allocationsAreExact(design: row.design.design)
     }
 
     /// For rows of scenarios this tool no longer declares a tolerance for.
@@ -219,7 +219,7 @@ public struct Comparison: Codable, Equatable, Sendable {
             seen.insert(cur.key)
             func row(_ metric: Metric, exact: Bool, verdict: Verdict) -> Row {
                 Row(
-                    scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: metric,
+                    scenario: cur.scenario.rawValue, design: cur.design.name, threads: cur.threads, metric: metric,
                     exact: exact, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil, verdict: verdict)
             }
             guard let old = base[cur.key], old.status == .ok, !old.repetitions.isEmpty else {
@@ -250,7 +250,7 @@ public struct Comparison: Codable, Equatable, Sendable {
         for old in baseline.rows where !seen.contains(old.key) {
             rows.append(
                 Row(
-                    scenario: old.scenario.rawValue, design: old.design, threads: old.threads, metric: .all,
+                    scenario: old.scenario.rawValue, design: old.design.name, threads: old.threads, metric: .all,
                     exact: false, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil,
                     verdict: .onlyInBaseline))
         }
@@ -260,14 +260,14 @@ public struct Comparison: Codable, Equatable, Sendable {
         for old in baseline.profiles ?? [] where !newProfiles.contains(old.key) {
             rows.append(
                 exactRow(
-                    old.scenario.rawValue, old.design, .instructionsPerElement, old.instructionsPerElement, nil,
+                    old.scenario.rawValue, old.design.name, .instructionsPerElement, old.instructionsPerElement, nil,
                     .onlyInBaseline))
         }
         for p in current.profiles ?? [] {
             let before = oldProfiles[p.key]?.instructionsPerElement
             rows.append(
                 exactRow(
-                    p.scenario.rawValue, p.design, .instructionsPerElement, before, p.instructionsPerElement,
+                    p.scenario.rawValue, p.design.name, .instructionsPerElement, before, p.instructionsPerElement,
                     before.map { instructionVerdict($0, p.instructionsPerElement, design: p.design) }
                         ?? .onlyInCurrent))
         }
@@ -287,13 +287,14 @@ public struct Comparison: Codable, Equatable, Sendable {
         func exact(_ metric: Metric, _ a: Double, _ b: Double, tolerance: Double) -> Row {
             let verdict: Verdict = b - a > tolerance ? .regression : a - b > tolerance ? .improvement : .unchanged
             return Row(
-                scenario: cur.scenario.rawValue, design: cur.design, threads: cur.threads, metric: metric, exact: true,
+                scenario: cur.scenario.rawValue, design: cur.design.name, threads: cur.threads, metric: metric,
+                exact: true,
                 baseline: a, current: b, ratio: a > 0 ? b / a : nil, ciLow: nil, ciHigh: nil, verdict: verdict)
         }
         var rows: [Row] = []
         if allocationsAreExact(cur) {
             let tolerance =
-                cur.scenario.allocationTolerance(design: SteppingDesign(rawValue: cur.design)) ?? allocationTolerance
+                cur.scenario.allocationTolerance(design: cur.design.design) ?? allocationTolerance
             rows.append(
                 exact(
                     .allocationsPerElement, Statistics.median(old.repetitions.map(\.allocationsPerElement)),

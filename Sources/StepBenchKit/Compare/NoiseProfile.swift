@@ -36,7 +36,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
 
         /// Whether this entry is of `key`'s row (entries name their scenario as written).
         public func isOf(_ key: RowKey) -> Bool {
-            scenario == key.scenario.rawValue && design == key.design && threads == key.threads
+            scenario == key.scenario.rawValue && design == key.design.name && threads == key.threads
         }
     }
 
@@ -107,7 +107,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                 let sampling = (samplingVariances.reduce(0, +) / Double(samplingVariances.count)).squareRoot()
                 entries.append(
                     Entry(
-                        scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
+                        scenario: row.scenario.rawValue, design: row.design.name, threads: row.threads, metric: metric,
                         repetitions: repetitions, samplingSD: sampling, betweenSD: between,
                         driftSD: max(0, between * between - sampling * sampling).squareRoot(),
                         residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
@@ -139,7 +139,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                 let between = (residuals.map { $0 * $0 }.reduce(0, +) / Double(residuals.count - 1)).squareRoot()
                 entries.append(
                     Entry(
-                        scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
+                        scenario: row.scenario.rawValue, design: row.design.name, threads: row.threads, metric: metric,
                         repetitions: samplesPerSide,
                         // sd of a median of K processes: 1.2533·σ/√K, σ from the residuals' MAD (the
                         // bootstrap of 20 values understates it: their median has few distinct values).

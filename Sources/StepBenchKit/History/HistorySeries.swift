@@ -109,7 +109,7 @@ extension HistorySeries {
         }
         for (i, run) in folder.runs.enumerated() {
             for row in run.file.rows where row.status == .ok && !row.repetitions.isEmpty {
-                let label = RowLabel(scenario: row.scenario.rawValue, design: row.design, threads: row.threads)
+                let label = RowLabel(scenario: row.scenario.rawValue, design: row.design.name, threads: row.threads)
                 let m = measurement(run.file, row: row)
                 for (metric, samples) in Comparison.timingSamples(row, in: run.file)
                 where metric == .nsPerElementVsFloor || metric == .latencyP50 {
@@ -132,7 +132,7 @@ extension HistorySeries {
                 }
             }
             for p in run.file.profiles ?? [] where p.instructionsPerElement != 0 {
-                let label = RowLabel(scenario: p.scenario.rawValue, design: p.design, threads: 1)
+                let label = RowLabel(scenario: p.scenario.rawValue, design: p.design.name, threads: 1)
                 add(
                     label, .instructionsPerElement, exact: true, run: i, value: p.instructionsPerElement, logs: nil,
                     measurement(run.file, row: nil))
@@ -178,7 +178,8 @@ extension HistorySeries {
         let catalog = newestFirst.lazy.compactMap(\.file.catalog).first
         let rows = newestFirst.flatMap(\.file.rows)
         let scenarios = inOrder(rows.map(\.scenario.rawValue), listed: catalog?.scenarios.map(\.name) ?? [])
-        let designs = inOrder(rows.map(\.design), listed: catalog?.designs ?? []).filter { $0 != "floor" } + ["floor"]
+        let floor = Subject.floor.name
+        let designs = inOrder(rows.map(\.design.name), listed: catalog?.designs ?? []).filter { $0 != floor } + [floor]
         func rank(_ list: [String], _ name: String) -> Int { list.firstIndex(of: name) ?? list.count }
         return series.enumerated().sorted { a, b in
             let (x, y) = (a.element, b.element)

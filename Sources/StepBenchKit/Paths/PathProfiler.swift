@@ -60,7 +60,7 @@ public struct PathProfiler {
                 let (syncLow, syncHigh) = (try synchronising.count(in: low), try synchronising.count(in: high))
                 rows.append(
                     ResultsFile.PathRow(
-                        path: path, design: subject.name, eventsLow: eventsLow, eventsHigh: eventsHigh,
+                        path: path, design: subject, eventsLow: eventsLow, eventsHigh: eventsHigh,
                         instructionsPerEvent: perEvent(low.total, high.total),
                         synchronisingPerEvent: perEvent(syncLow.total, syncHigh.total),
                         allocationsPerEvent: perEvent(allocationsLow, allocationsHigh),

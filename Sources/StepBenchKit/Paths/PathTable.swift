@@ -8,7 +8,7 @@ public enum PathTable {
             rows: [["path", "design", "per", "instructions", "synchronising", "allocations"]]
                 + rows.map { row in
                     [
-                        row.path.rawValue, row.design, row.path.event,
+                        row.path.rawValue, row.design.name, row.path.event,
                         String(format: "%.1f", row.instructionsPerEvent),
                         String(format: "%.2f", row.synchronisingPerEvent),
                         String(format: "%.2f", row.allocationsPerEvent),

@@ -35,7 +35,7 @@ extension ResultsFile {
                 for row in profiles where row.scenario == .syncStep {
                     splits.append(
                         CostSplit(
-                            path: ScenarioKind.syncStep.rawValue, design: row.design,
+                            path: ScenarioKind.syncStep.rawValue, design: row.design.name,
                             instructions: row.instructionsPerElement, floor: floor?.instructionsPerElement,
                             floorStep: floorStep.instructionsPerElement, synchronisingOverFloorStep: nil,
                             exact: [row, floorStep, floor].allSatisfy { $0?.collection != .wholeProcess }))
@@ -44,13 +44,13 @@ extension ResultsFile {
             let byKey = Dictionary(
                 paths.map { ("\($0.path.rawValue) \($0.design)", $0) }, uniquingKeysWith: { a, _ in a })
             for row in paths {
-                guard let subject = Subject(name: row.design), subject.design != nil,
+                guard row.design.design != nil,
                     let step = byKey["\(row.path.rawValue) \(Subject.floorStep)"]
                 else { continue }
                 let plain = byKey["\(row.path.rawValue) \(Subject.floor)"]
                 splits.append(
                     CostSplit(
-                        path: row.path.rawValue, design: row.design, instructions: row.instructionsPerEvent,
+                        path: row.path.rawValue, design: row.design.name, instructions: row.instructionsPerEvent,
                         floor: plain?.instructionsPerEvent, floorStep: step.instructionsPerEvent,
                         synchronisingOverFloorStep: row.synchronisingPerEvent - step.synchronisingPerEvent,
                         exact: row.exact && step.exact && plain?.exact != false))

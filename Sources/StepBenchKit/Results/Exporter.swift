@@ -35,7 +35,7 @@ public enum Exporter {
                 guard let e else { return }
                 out.append(
                     Figure(
-                        scenario: row.scenario.rawValue, design: row.design, threads: row.threads, metric: metric,
+                        scenario: row.scenario.rawValue, design: row.design.name, threads: row.threads, metric: metric,
                         median: e.median, ciLow: e.ciLow, ciHigh: e.ciHigh))
             }
             add(.nsPerElement, s.nsPerElement)

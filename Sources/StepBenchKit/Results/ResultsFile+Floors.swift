@@ -29,7 +29,7 @@ extension ResultsFile {
     public func floorRow(of row: Row) -> Row? {
         guard let floor = floor(of: row.scenario), let threads = floor.threadCounts(requested: [row.threads]).first
         else { return nil }
-        return self.row(RowKey(scenario: floor, design: "floor", threads: threads))
+        return self.row(RowKey(scenario: floor, design: .floor, threads: threads))
     }
 }
 

@@ -35,7 +35,8 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     /// of `elementsHigh` and `elementsLow` elements, so start-up and set-up cancel out.
     public struct ProfileRow: Codable, Equatable, Sendable {
         public var scenario: ScenarioKind
-        public var design: String
+        /// The design, or the floor for a floor scenario's profile.
+        public var design: Subject
         public var elementsLow: Int
         public var elementsHigh: Int
         public var instructionsLow: UInt64
@@ -60,10 +61,11 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     }
 
     /// Exact counts per event of one (path, design), from the difference of two windows of
-    /// `eventsLow` and `eventsHigh` events (``PathProfiler``). `design` is "floor" for a floor.
+    /// `eventsLow` and `eventsHigh` events (``PathProfiler``).
     public struct PathRow: Codable, Equatable, Sendable {
         public var path: StepPath
-        public var design: String
+        /// What was driven: the floor, floor-step or a design.
+        public var design: Subject
         public var eventsLow: Int
         public var eventsHigh: Int
         /// Callgrind, every thread inside the driver's window.
@@ -112,8 +114,8 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     /// summary computed from them.
     public struct Row: Codable, Equatable, Sendable {
         public var scenario: ScenarioKind
-        /// The design's name, or "floor" for floor rows.
-        public var design: String
+        /// The design, or the floor for a floor scenario's rows (written as its name, "floor").
+        public var design: Subject
         public var threads: Int
         public var elements: Int
         /// Whether the row verified; `.failed`: `failure` says why and no summary is given.
@@ -222,19 +224,19 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     public mutating func computeRatios() {
         var warnings: [String] = []
         defer { harnessWarnings = warnings.isEmpty ? nil : warnings }
-        func find(_ scenario: ScenarioKind, _ design: String, _ threads: Int) -> Summary? {
+        func find(_ scenario: ScenarioKind, _ design: Subject, _ threads: Int) -> Summary? {
             row(RowKey(scenario: scenario, design: design, threads: threads))?.summary
         }
         for i in rows.indices {
             rows[i].oversubscribed = machine.cores > 0 && rows[i].threads > machine.cores ? true : nil
             guard var summary = rows[i].summary else { continue }
             let row = rows[i]
-            if !row.scenario.isFloor, let seed = find(row.scenario, "seed", row.threads) {
+            if !row.scenario.isFloor, let seed = find(row.scenario, .design(.seed), row.threads) {
                 summary.ratioToSeed = summary.nsPerElement.median / seed.nsPerElement.median
             }
             if let floorKind = row.scenario.floor {
                 let floorThreads = floorKind.threadCounts(requested: [row.threads]).first ?? 1
-                if let floor = find(floorKind, "floor", floorThreads) {
+                if let floor = find(floorKind, .floor, floorThreads) {
                     summary.ratioToFloor = summary.nsPerElement.median / floor.nsPerElement.median
                     if let p50 = summary.latencyP50, let floorP50 = floor.latencyP50 {
                         summary.latencyP50RatioToFloor = p50.median / floorP50.median
@@ -244,7 +246,7 @@ public struct ResultsFile: Codable, Equatable, Sendable {
                             String(
                                 format:
                                     "%@ %@ ×%d: %.1f ns/element [%.1f, %.1f] beats its floor %@ at %.1f [%.1f, %.1f]: a harness defect",
-                                row.scenario.rawValue, row.design, row.threads, summary.nsPerElement.median,
+                                row.scenario.rawValue, row.design.name, row.threads, summary.nsPerElement.median,
                                 summary.nsPerElement.ciLow, summary.nsPerElement.ciHigh, floorKind.rawValue,
                                 floor.nsPerElement.median, floor.nsPerElement.ciLow, floor.nsPerElement.ciHigh))
                     }

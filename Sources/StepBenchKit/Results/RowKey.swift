@@ -4,11 +4,11 @@ import StepBenchScenarios
 /// (`compare`, `merge`, the noise profile, the two passes of a run): scenario, design, threads.
 public struct RowKey: Hashable, Sendable, CustomStringConvertible {
     public var scenario: ScenarioKind
-    /// The design's name, or "floor" for floor rows.
-    public var design: String
+    /// The design, or the floor for floor rows.
+    public var design: Subject
     public var threads: Int
 
-    public init(scenario: ScenarioKind, design: String, threads: Int) {
+    public init(scenario: ScenarioKind, design: Subject, threads: Int) {
         self.scenario = scenario
         self.design = design
         self.threads = threads
