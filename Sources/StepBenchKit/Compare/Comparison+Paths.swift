@@ -33,16 +33,16 @@ extension Comparison {
         var rows: [Row] = []
         for gone in baseline.paths ?? [] where !new.contains(key(gone)) {
             rows.append(
-                exactRow(
-                    gone.path.rawValue, gone.design.name, .instructionsPerEvent, gone.instructionsPerEvent, nil,
+                Row(
+                    path: (gone.path, gone.design), .instructionsPerEvent, gone.instructionsPerEvent, nil,
                     .onlyInBaseline))
         }
         for row in current.paths ?? [] where row.exact {
             guard let before = old[key(row)] else {
                 // New: listed, so that a baseline that gates nothing here does not pass unseen.
                 rows.append(
-                    exactRow(
-                        row.path.rawValue, row.design.name, .instructionsPerEvent, nil, row.instructionsPerEvent,
+                    Row(
+                        path: (row.path, row.design), .instructionsPerEvent, nil, row.instructionsPerEvent,
                         .onlyInCurrent))
                 continue
             }
@@ -54,30 +54,18 @@ extension Comparison {
                 ),
                 (
                     .synchronisingPerEvent, before.synchronisingPerEvent, row.synchronisingPerEvent,
-                    countVerdict(before.synchronisingPerEvent, row.synchronisingPerEvent)
+                    exactVerdict(before.synchronisingPerEvent, row.synchronisingPerEvent, tolerance: countTolerance)
                 ),
                 (
                     .allocationsPerEvent, before.allocationsPerEvent, row.allocationsPerEvent,
-                    countVerdict(before.allocationsPerEvent, row.allocationsPerEvent)
+                    exactVerdict(before.allocationsPerEvent, row.allocationsPerEvent, tolerance: countTolerance)
                 ),
             ]
             for (metric, a, b, verdict) in measured {
-                rows.append(exactRow(row.path.rawValue, row.design.name, metric, a, b, verdict))
+                rows.append(Row(path: (row.path, row.design), metric, a, b, verdict))
             }
         }
         return rows
-    }
-
-    /// One row of an exact count of one thread (a profile's or a path's): `scenario` names the
-    /// scenario or the path; either side may be missing (only-in-baseline, only-in-current).
-    static func exactRow(
-        _ scenario: String, _ design: String, _ metric: Metric, _ baseline: Double?, _ current: Double?,
-        _ verdict: Verdict
-    ) -> Row {
-        let ratio = baseline.flatMap { a in current.flatMap { b in a > 0 ? b / a : nil } }
-        return Row(
-            scenario: scenario, design: design, threads: 1, metric: metric, exact: true, baseline: baseline,
-            current: current, ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict)
     }
 
     /// Instructions: a relative tolerance (``instructionTolerance(design:)``).
@@ -88,15 +76,11 @@ extension Comparison {
 
     /// How far two builds' instruction counts of one design may lie apart and still be the same
     /// code: ``instructionTolerance`` (0.5%), except for `actor-stream`, whose count follows
-    /// where the binary's code lies (the concurrency runtime's caches hash addresses): deterministic
-    /// for one binary, it moved by 2.4% in sync-step between builds that differed only in the
-    /// kit's code. Held to 5%, its gate still catches a change of its own mailbox or task
+    /// where the binary's code lies (the concurrency runtime's caches hash addresses):
+    /// deterministic for one binary, it moves by a few percent between builds that differ
+    /// elsewhere. Held to 5%, its gate still catches a change of its own mailbox or task
     /// machinery, which costs thousands of instructions per element.
     static func instructionTolerance(design: Subject) -> Double {
         design == .design(.actorStream) ? 0.05 : instructionTolerance
-    }
-
-    private static func countVerdict(_ a: Double, _ b: Double) -> Verdict {
-        b - a > countTolerance ? .regression : a - b > countTolerance ? .improvement : .unchanged
     }
 }

@@ -1,0 +1,33 @@
+import StepBenchScenarios
+
+extension Comparison.Row {
+    /// A row of `key`'s combination whose verdict needs no numbers: measured in one file only,
+    /// a failed verification, or a timing that waits for its decision.
+    init(_ key: RowKey, _ metric: Metric, exact: Bool, _ verdict: Comparison.Verdict) {
+        self.init(
+            scenario: key.scenario.rawValue, design: key.design.name, threads: key.threads, metric: metric,
+            exact: exact, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil, verdict: verdict)
+    }
+
+    /// A row of an exact count of `key`'s combination (or, with `path`, of a path driver's
+    /// subject: the scenario column names the path); either side may be missing.
+    init(
+        exact key: RowKey? = nil, path: (StepPath, Subject)? = nil, _ metric: Metric, _ baseline: Double?,
+        _ current: Double?, _ verdict: Comparison.Verdict
+    ) {
+        let ratio = baseline.flatMap { a in current.flatMap { b in a > 0 ? b / a : nil } }
+        self.init(
+            scenario: key?.scenario.rawValue ?? path?.0.rawValue ?? "", design: (key?.design ?? path?.1)?.name ?? "",
+            threads: key?.threads ?? 1, metric: metric, exact: true, baseline: baseline, current: current,
+            ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict)
+    }
+}
+
+extension Comparison {
+    /// The rule of every count fixed by the code and compared absolutely (allocations and
+    /// synchronising instructions per event, contention counters): more than `tolerance` up is a
+    /// regression, down an improvement.
+    static func exactVerdict(_ a: Double, _ b: Double, tolerance: Double) -> Verdict {
+        b - a > tolerance ? .regression : a - b > tolerance ? .improvement : .unchanged
+    }
+}
