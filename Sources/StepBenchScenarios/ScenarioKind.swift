@@ -185,105 +185,31 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         [rawValue, design?.rawValue].compactMap { $0 }.joined(separator: "_")
     }
 
-    /// Runs one repetition. `design` is ignored by floor rows.
+    /// Runs one repetition. `design` is ignored by floor rows; every other scenario needs one.
     public func run(design: SteppingDesign?, threads: Int, elements: Int) throws -> RepetitionResult {
-        switch self {
-        case .floorSync: return try FloorSync.run(elements: elements)
+        func stepping() throws -> SteppingDesign {
+            guard let design else { throw ScenarioFailure("\(rawValue) needs a design") }
+            return design
+        }
+        return switch self {
+        case .syncStep: try SyncStep.run(design: stepping(), elements: elements)
+        case .asyncStep: try AsyncStep.run(design: stepping(), handOff: .spinYield, elements: elements)
+        case .asyncPark: try AsyncStep.run(design: stepping(), handOff: .park, elements: elements)
+        case .staleStorm: try StaleStorm.run(design: stepping(), threads: threads, elements: elements)
+        case .cancelRace: try CancelRace.run(design: stepping(), threads: threads, elements: elements)
+        case .fanOut: try FanOut.run(design: stepping(), threads: threads, elements: elements)
+        case .paceJitter: try PaceJitter.run(design: stepping(), elements: elements)
+        case .floorSync: try FloorSync.run(elements: elements)
         case .floorStep:
-            return try SyncStep.run(name: "floor-step", elements: elements) { FloorStep.makeSubscriber(stepper: $0) }
-        case .floorPingPong: return try FloorPingPong.run(elements: elements)
-        case .floorAsync: return try FloorAsync.run(handOff: .spinYield, elements: elements)
-        case .floorAsyncPark: return try FloorAsync.run(handOff: .park, elements: elements)
-        case .floorStaleStorm: return try FloorStaleStorm.run(threads: threads, elements: elements)
-        case .floorCancelRace: return try FloorCancelRace.run(threads: threads, elements: elements)
-        case .floorFanOut: return try FloorFanOut.run(threads: threads, elements: elements)
-        case .floorPace: return try FloorPace.run(elements: elements)
-        default: break
+            try SyncStep.run(name: "floor-step", elements: elements) { FloorStep.makeSubscriber(stepper: $0) }
+        case .floorPingPong: try FloorPingPong.run(elements: elements)
+        case .floorAsync: try FloorAsync.run(handOff: .spinYield, elements: elements)
+        case .floorAsyncPark: try FloorAsync.run(handOff: .park, elements: elements)
+        case .floorStaleStorm: try FloorStaleStorm.run(threads: threads, elements: elements)
+        case .floorCancelRace: try FloorCancelRace.run(threads: threads, elements: elements)
+        case .floorFanOut: try FloorFanOut.run(threads: threads, elements: elements)
+        case .floorPace: try FloorPace.run(elements: elements)
         }
-        guard let design else { throw ScenarioFailure("\(rawValue) needs a design") }
-        switch self {
-        case .syncStep: return try SyncStep.run(design: design, elements: elements)
-        case .asyncStep: return try AsyncStep.run(design: design, handOff: .spinYield, elements: elements)
-        case .asyncPark: return try AsyncStep.run(design: design, handOff: .park, elements: elements)
-        case .staleStorm: return try StaleStorm.run(design: design, threads: threads, elements: elements)
-        case .cancelRace: return try CancelRace.run(design: design, threads: threads, elements: elements)
-        case .fanOut: return try FanOut.run(design: design, threads: threads, elements: elements)
-        case .paceJitter: return try PaceJitter.run(design: design, elements: elements)
-        case .floorSync, .floorStep, .floorPingPong, .floorAsync, .floorAsyncPark, .floorStaleStorm,
-            .floorCancelRace, .floorFanOut, .floorPace:
-            preconditionFailure("floors return above")
-        }
-    }
-}
-
-/// How much to measure (`stepbench run --preset`): `quick` (the default comparison, a few
-/// minutes), `full`, or `brief`: the package-benchmark suite's element counts (a few
-/// milliseconds per repetition, ``ScenarioKind/suiteElements``), for the many short processes of
-/// an interleaved A/B (`scripts/abtest`).
-public enum Preset: String, CaseIterable, Sendable, Codable {
-    case quick, full, brief
-    public var repetitions: Int {
-        switch self {
-        case .quick: 5
-        case .full, .brief: 11
-        }
-    }
-}
-
-/// The raw measurements of one repetition.
-public struct RepetitionResult: Codable, Equatable, Sendable {
-    public var elapsedNanoseconds: UInt64
-    public var elements: Int
-    public var allocations: UInt64
-    public var cpuNanoseconds: UInt64
-    public var latency: LatencySummary?
-    /// fan-out: each pipeline's own time (its start to its completion), one per thread.
-    public var threadNanoseconds: [UInt64]? = nil
-    /// What the scheduler did during the window (context switches, migrations, steal).
-    public var scheduling: SchedulingCounts? = nil
-    /// What contention made the design do during the window (a counting build's pass only).
-    public var contention: ContentionCounts? = nil
-    /// The scenario's own count of the work around the elements (``ScenarioKind/sideMetric``):
-    /// stale-storm's stale and duplicate promise calls, cancel-race's inputs over all rounds.
-    public var sideEvents: UInt64? = nil
-    /// The elements that `allocations` and `contention` were counted over, when the passes
-    /// that count them ran fewer than this repetition timed (``ScenarioKind/countingElements(_:)``);
-    /// nil: `elements`.
-    public var countedElements: Int? = nil
-
-    public init(
-        elapsedNanoseconds: UInt64, elements: Int, allocations: UInt64, cpuNanoseconds: UInt64,
-        latency: LatencySummary? = nil
-    ) {
-        self.elapsedNanoseconds = elapsedNanoseconds
-        self.elements = elements
-        self.allocations = allocations
-        self.cpuNanoseconds = cpuNanoseconds
-        self.latency = latency
-    }
-
-    init(meter: Meter, elements: Int, latency: LatencySummary? = nil, sideEvents: UInt64? = nil) {
-        self.init(
-            elapsedNanoseconds: meter.elapsedNanoseconds, elements: elements,
-            allocations: meter.allocations, cpuNanoseconds: meter.cpuNanoseconds, latency: latency)
-        scheduling = meter.scheduling
-        contention = meter.contention
-        self.sideEvents = sideEvents
-    }
-
-    public var nsPerElement: Double { Double(elapsedNanoseconds) / Double(elements) }
-    public var elementsPerSecond: Double { Double(elements) * 1e9 / Double(max(elapsedNanoseconds, 1)) }
-    public var allocationsPerElement: Double { Double(allocations) / Double(countedElements ?? elements) }
-    /// One contention count per element (nil: not counted).
-    public func contentionPerElement(_ count: (ContentionCounts) -> UInt64) -> Double? {
-        contention.map { Double(count($0)) / Double(countedElements ?? elements) }
-    }
-    public var cpuNsPerElement: Double { Double(cpuNanoseconds) / Double(elements) }
-    /// fan-out: the mean over pipelines of each pipeline's own ns per element (nil elsewhere).
-    public var perThreadNsPerElement: Double? {
-        guard let times = threadNanoseconds, !times.isEmpty else { return nil }
-        let perPipeline = Double(elements) / Double(times.count)
-        return times.reduce(0.0) { $0 + Double($1) / perPipeline } / Double(times.count)
     }
 }
 

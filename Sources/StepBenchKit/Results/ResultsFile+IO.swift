@@ -1,0 +1,49 @@
+import Foundation
+import StepBenchScenarios
+
+extension ResultsFile {
+    /// Writes atomically: a temporary file beside `url`, then rename, so a reader never sees
+    /// half a file and an interrupted run never destroys the previous one.
+    public func write(to url: URL) throws {
+        try Self.writeAtomically(try JSONOutput.encode(self), to: url)
+    }
+
+    /// Writes `data` to a temporary file beside `url`, then renames it into place.
+    public static func writeAtomically(_ data: Data, to url: URL) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        try data.write(to: temporary)
+        if rename(temporary.path, url.path) != 0 {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw ResultsError("cannot write \(url.path): \(reason)")
+        }
+    }
+
+    /// Reads a results file, checking its schema.
+    public static func read(_ url: URL) throws -> ResultsFile {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw ResultsError("\(url.path): cannot read (\(error.localizedDescription))")
+        }
+        struct Header: Decodable { var schema: String? }
+        guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
+            throw ResultsError("\(url.path): not a JSON results file")
+        }
+        guard let schema = header.schema, readableSchemas.contains(schema) else {
+            throw ResultsError(
+                "\(url.path): schema is \(header.schema.map { "'\($0)'" } ?? "missing"), expected \(readableSchemas.map { "'\($0)'" }.joined(separator: " or ")); re-run `stepbench run` or use a matching stepbench version"
+            )
+        }
+        do { return try JSONDecoder().decode(ResultsFile.self, from: data) } catch {
+            throw ResultsError("\(url.path): malformed \(currentSchema) file (\(error))")
+        }
+    }
+}
+
+/// A results file problem: names the file and what to do.
+public struct ResultsError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,72 @@
+import Foundation
+@preconcurrency import OpenCombine
+import Stepping
+import Synchronization
+import TestSupport
+
+// Torture cases about cancel(): inside a request, right after subscribing.
+
+func runCancelInsideRequest(_ design: SteppingDesign, _ progress: Progress) -> [String] {
+    var violations: [String] = []
+    for round in 0..<50 {
+        progress.round.store(round, ordering: .relaxed)
+        let stepper = CheckingStepper()
+        let subscriber = design.makeSubscriber(stepper: stepper.stepper)
+        nonisolated(unsafe) let target = subscriber
+        let upstream = HookedSubscription()
+        let cancelAt = round % 5 + 1
+        let requests = Atomic<Int>(0)
+        upstream.onRequest = {
+            let n = requests.add(1, ordering: .relaxed).newValue
+            if n == cancelAt {
+                target.cancel()
+            } else {
+                DispatchQueue.global().async { deliver(n, to: target, from: upstream) }
+            }
+        }
+        subscriber.receive(subscription: upstream)
+        // Promises fulfilled from outside, until the cancel lands.
+        eventually {
+            let count = stepper.state.value.promises.count
+            if count > 0 { stepper.fulfil(count - 1, .more) }
+            return upstream.cancels > 0
+        }
+        SteppingDesign.waitUntilIdle(subscriber)
+        eventually { upstream.cancels > 0 }
+        violations += stepper.state.value.violations
+        if upstream.cancels != 1 { violations.append("round \(round): upstream cancelled \(upstream.cancels) times") }
+        if !violations.isEmpty { break }
+    }
+    return violations
+}
+
+func runCancelAfterSubscribe(_ design: SteppingDesign, _ progress: Progress) -> [String] {
+    var violations: [String] = []
+    for round in 0..<300 {
+        progress.round.store(round, ordering: .relaxed)
+        let subject = PassthroughSubject<Int, TestError>()
+        let calls = Box<[String]>([])
+        let stepper = CheckingStepper()
+        let cancellable =
+            subject
+            .handleEvents(
+                receiveCancel: { calls.mutate { $0.append("cancel") } },
+                receiveRequest: { _ in calls.mutate { $0.append("request") } }
+            )
+            .step(design: design, with: stepper.stepper)
+        cancellable.cancel()
+        calls.mutate { $0.append("cancel() returned") }
+        subject.send(1)
+        usleep(2_000)  // give an asynchronous design time to misbehave
+        let log = calls.value
+        let returned = log.firstIndex(of: "cancel() returned")!
+        if log[returned...].contains("request") {
+            violations.append("round \(round): request after cancel() returned (C7): \(log)")
+        }
+        violations += stepper.state.value.violations
+        if !violations.isEmpty { break }
+    }
+    return violations
+}
+
+/// A weak reference that can be shared with Sendable closures.
