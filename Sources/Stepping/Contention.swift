@@ -35,18 +35,25 @@ public enum Contention {
     }
 }
 
-/// Counts of what contention made the designs do (``Contention/snapshot()``; only a counting
+/// Counts of what contention made the designs do (`Contention.snapshot()`; only a counting
 /// build counts): compare-exchanges lost and retried, yields while the borrow count was full or
 /// a completion was being stored (`atomic`), locks that were not free at the first try (`locked`,
 /// `mutex`, `actor`'s mailbox), drains woken (`actor`), jobs enqueued on an actor's executor.
 public struct ContentionCounts: Codable, Equatable, Sendable {
+    /// Compare-exchanges that lost to another thread and were retried (`atomic`).
     public var exchangeFailures: UInt64
+    /// Yields while the borrow count was full (`atomic`).
     public var borrowYields: UInt64
+    /// Yields while another thread was storing a completion (`atomic`).
     public var completingYields: UInt64
+    /// Locks that were not free at the first try (`locked`, `mutex`, `actor`'s mailbox).
     public var lockSlowPaths: UInt64
+    /// Drains of the actor's mailbox that had to be woken (`actor`).
     public var drainWakeups: UInt64
+    /// Jobs enqueued on an actor's executor (`actor`, `actor-stream`).
     public var executorJobs: UInt64
 
+    /// Counts as given (every one 0 by default).
     public init(
         exchangeFailures: UInt64 = 0, borrowYields: UInt64 = 0, completingYields: UInt64 = 0,
         lockSlowPaths: UInt64 = 0, drainWakeups: UInt64 = 0, executorJobs: UInt64 = 0

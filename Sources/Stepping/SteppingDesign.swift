@@ -8,9 +8,9 @@ public enum SteppingDesign: String, CaseIterable, Sendable {
     /// Faithful port of the original NSLock subscriber: closures for promises and actions.
     /// The reference row; 2 heap allocations per element.
     case seed
-    /// `NSLock` around ``StepStateMachine``; value promises, enum actions, no allocation per element.
+    /// `NSLock` around `StepStateMachine`; value promises, enum actions, no allocation per element.
     case locked
-    /// `Synchronization.Mutex` around ``StepStateMachine``; otherwise as `locked`.
+    /// `Synchronization.Mutex` around `StepStateMachine`; otherwise as `locked`.
     case mutex
     /// Lock-free: the whole state in one atomic word, one compare-exchange per transition.
     /// No allocation per element.

@@ -7,8 +7,10 @@
 /// (a subscriber handed to the thread that drives it). Never use it to share mutable state
 /// without a lock.
 public struct Unchecked<Value>: @unchecked Sendable {
+    /// The wrapped value, shared without the compiler's check.
     public var value: Value
 
+    /// Wraps `value`.
     @inlinable
     public init(_ value: Value) { self.value = value }
 }

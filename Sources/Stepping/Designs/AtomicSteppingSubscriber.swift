@@ -41,8 +41,8 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
     @usableFromInline let word = Atomic<UInt64>(AtomicStepWord.initial.raw)
     // The fields below follow the borrowing protocol (see the type's comment), which already
     // orders every access: no two threads write one, and no thread reads one while another
-    // writes it. The run-time exclusivity check (`swift_beginAccess`) re-proves that on every
-    // access, about 80 instructions per element in the per-function profile, so it is off here.
+    // writes it. The run-time exclusivity check (`swift_beginAccess`) would re-prove that on
+    // every access, on the per-element path, so it is off here.
     @exclusivity(unchecked) @usableFromInline var stepper: StepperBox<Input, Failure>?
     @exclusivity(unchecked) @usableFromInline var subscription: (any Subscription)?
     /// Type-erased like ``StepStateMachine``'s: a stored property of a `Failure`-dependent type

@@ -17,8 +17,8 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
 {
     @usableFromInline let lock = NSLock()
     /// Guarded by `lock`, which already serialises every access; the run-time exclusivity check
-    /// would re-prove that on each access (about 400 instructions per element in the profile,
-    /// with its thread-local look-ups), so it is off.
+    /// would re-prove that on each access, with thread-local look-ups on the per-element path,
+    /// so it is off.
     @exclusivity(unchecked) @usableFromInline var machine: StepStateMachine
 
     @inlinable
