@@ -1,19 +1,18 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// scripts/test's ThreadSanitizer pass sets STEPBENCH_TSAN=1: it then builds only what links no
-// allocator (the Stepping library, the scenarios, the test support, the Stepping tests and the
-// torture child), because the measuring targets link jemalloc, whose malloc would replace the
-// one ThreadSanitizer must intercept.
-//
 // Allocators: `stepbench` (StepBenchKit) links jemalloc and reads its exact statistics; the
 // package-benchmark suite (Benchmarks/SteppingBenchmarks) counts mallocs with
 // malloc-interposer. Both measure the same scenarios from StepBenchScenarios, which links no
-// allocator, so neither binary carries the other's allocator.
-let tsanOnly = Context.environment["STEPBENCH_TSAN"] == "1"
+// allocator, so neither binary carries the other's allocator. ThreadSanitizer, which must
+// intercept malloc itself, builds the library and its tests without them:
+// Tests/ThreadSanitizer/Package.swift.
 
-var products: [Product] = [.library(name: "Stepping", targets: ["Stepping"])]
-var targets: [Target] = [
+let products: [Product] = [
+    .library(name: "Stepping", targets: ["Stepping"]),
+    .executable(name: "stepbench", targets: ["stepbench"]),
+]
+let targets: [Target] = [
     .target(
         name: "Stepping",
         dependencies: [.product(name: "OpenCombine", package: "OpenCombine")]
@@ -52,47 +51,42 @@ var targets: [Target] = [
         dependencies: ["Stepping", "TestSupport", .product(name: "OpenCombine", package: "OpenCombine")],
         path: "Tests/SteppingTorture"
     ),
+    // The measuring targets: each tool links its allocator (above).
+    .systemLibrary(
+        name: "CJemalloc",
+        pkgConfig: "jemalloc",
+        providers: [.apt(["libjemalloc-dev"])]
+    ),
+    .target(name: "CJemallocConfig"),
+    .target(
+        name: "StepBenchKit",
+        dependencies: ["Stepping", "StepBenchScenarios", "CJemalloc", "CJemallocConfig"]
+    ),
+    .target(
+        name: "StepBenchCLI",
+        dependencies: [
+            "StepBenchKit", "Stepping",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]
+    ),
+    .executableTarget(name: "stepbench", dependencies: ["StepBenchCLI"]),
+    .testTarget(
+        name: "StepBenchKitTests",
+        dependencies: [
+            "StepBenchKit", "StepBenchScenarios", "StepBenchCLI", "Stepping", "TestSupport",
+            .product(name: "OpenCombine", package: "OpenCombine"),
+        ]
+    ),
+    .executableTarget(
+        name: "SteppingBenchmarks",
+        dependencies: [
+            "Stepping", "StepBenchScenarios",
+            .product(name: "Benchmark", package: "benchmark"),
+        ],
+        path: "Benchmarks/SteppingBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
 ]
-
-if !tsanOnly {
-    products.append(.executable(name: "stepbench", targets: ["stepbench"]))
-    targets += [
-        .systemLibrary(
-            name: "CJemalloc",
-            pkgConfig: "jemalloc",
-            providers: [.apt(["libjemalloc-dev"])]
-        ),
-        .target(name: "CJemallocConfig"),
-        .target(
-            name: "StepBenchKit",
-            dependencies: ["Stepping", "StepBenchScenarios", "CJemalloc", "CJemallocConfig"]
-        ),
-        .target(
-            name: "StepBenchCLI",
-            dependencies: [
-                "StepBenchKit", "Stepping",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-        .executableTarget(name: "stepbench", dependencies: ["StepBenchCLI"]),
-        .testTarget(
-            name: "StepBenchKitTests",
-            dependencies: [
-                "StepBenchKit", "StepBenchScenarios", "StepBenchCLI", "Stepping", "TestSupport",
-                .product(name: "OpenCombine", package: "OpenCombine"),
-            ]
-        ),
-        .executableTarget(
-            name: "SteppingBenchmarks",
-            dependencies: [
-                "Stepping", "StepBenchScenarios",
-                .product(name: "Benchmark", package: "benchmark"),
-            ],
-            path: "Benchmarks/SteppingBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-    ]
-}
 
 let package = Package(
     name: "StepBench",

@@ -1,5 +1,6 @@
 import Foundation
 import Stepping
+import TestSupport
 import Testing
 
 @testable import StepBenchKit
@@ -7,13 +8,13 @@ import Testing
 
 /// The allocation counter is exact: jemalloc's arena statistics with thread caches off.
 /// The counts are process-wide, so these tests need the process to themselves: scripts/test
-/// runs them alone (`STEPBENCH_ALLOCATION_TESTS=1 swift test --filter AllocationCounter`);
-/// in a plain parallel `swift test` they are skipped. Each check still takes the smallest of
+/// runs them alone (``TestSwitches/allocationTests``: `STEPBENCH_ALLOCATION_TESTS=1 swift test
+/// --filter AllocationCounter`); in a plain parallel `swift test` they are skipped. Each check still takes the smallest of
 /// three measurements (idle runtime threads can only add).
 @Suite(
     "Allocation counter (jemalloc statistics)", .serialized,
     .enabled(
-        if: ProcessInfo.processInfo.environment["STEPBENCH_ALLOCATION_TESTS"] == "1",
+        if: TestSwitches.allocationTests,
         "needs the process to itself: run with STEPBENCH_ALLOCATION_TESTS=1 and --filter AllocationCounter"))
 struct AllocationCounterTests {
     final class Object { var x = 0 }

@@ -148,8 +148,7 @@ struct ConformanceStepTests {
 
     @Test("S5: 1,000,000 synchronous elements with synchronous .more do not grow the stack", arguments: testedDesigns)
     func test_rule_S5_millionElementsNoRecursion(design: SteppingDesign) {
-        // scripts/test lowers it only for the (10× slower) ThreadSanitizer run.
-        let count = Int(ProcessInfo.processInfo.environment["STEPBENCH_S5_ELEMENTS"] ?? "") ?? 1_000_000
+        let count = TestSwitches.s5Elements
         let received = Box(0)
         let finished = Box(false)
         let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in

@@ -155,7 +155,7 @@ struct ModelBasedTests {
     }
 
     static func runSequences(_ design: String, synchronous: Bool, make: MakeSubscriber) {
-        let base = UInt64(ProcessInfo.processInfo.environment["STEPBENCH_MODEL_SEED"] ?? "") ?? 0x5EED_0000
+        let base = TestSwitches.modelSeed
         let sequences = 400
         var failures = 0
         for i in 0..<UInt64(sequences) {

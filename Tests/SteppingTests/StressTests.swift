@@ -12,9 +12,7 @@ import Testing
 /// Each round has a watchdog: a deadlock fails with the design and round, it does not hang.
 @Suite("Stress: racing threads, invariants checked every round")
 struct StressTests {
-    static var rounds: Int {
-        Int(ProcessInfo.processInfo.environment["STEPBENCH_STRESS_ROUNDS"] ?? "") ?? 150
-    }
+    static var rounds: Int { TestSwitches.stressRounds }
     static let watchdogSeconds = 20.0
 
     @Test("cancel, stale and duplicate promises and .more from racing threads", arguments: testedDesigns)

@@ -30,16 +30,14 @@ struct TortureTests {
             .appendingPathComponent("SteppingTorture")
     }
 
-    /// Runs one case in a child process: (exit status or signal, its output).
-    static func child(_ arguments: [String], watchdog: Int) throws -> (
+    /// Runs the child with `arguments` (a case is given its watchdog's seconds as a third):
+    /// (exit status or signal, its output).
+    static func child(_ arguments: [String]) throws -> (
         status: Int32, reason: Process.TerminationReason, output: String
     ) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["STEPBENCH_TORTURE_WATCHDOG"] = String(watchdog)
-        process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -54,7 +52,7 @@ struct TortureTests {
         #expect(
             FileManager.default.isExecutableFile(atPath: Self.executable.path),
             "build it first: swift build --product SteppingTorture (swift test builds it)")
-        let (status, _, output) = try Self.child(["--list"], watchdog: 10)
+        let (status, _, output) = try Self.child(["--list"])
         #expect(status == 0)
         #expect(output.split(separator: "\n").map(String.init) == Case.allCases.map(\.rawValue))
     }
@@ -63,7 +61,7 @@ struct TortureTests {
     func test_torture(torture: Case, design: SteppingDesign) throws {
         // A deadlock is expected only where seed's known issue is one: keep that wait short.
         let watchdog = design == .seed && torture.seedBreaks == .releaseUnderLock ? 5 : 60
-        let (status, reason, output) = try Self.child([torture.rawValue, design.rawValue], watchdog: watchdog)
+        let (status, reason, output) = try Self.child([torture.rawValue, design.rawValue, String(watchdog)])
         let check = {
             let how =
                 reason == .uncaughtSignal

@@ -2,7 +2,9 @@
 // that crashes or deadlocks a design cannot hide the others (Tests/SteppingTests/TortureTests
 // runs every case × design as a child process and reads the exit status).
 //
-//   SteppingTorture CASE DESIGN     exit 0: the design held every rule the case checks
+//   SteppingTorture CASE DESIGN [WATCHDOG]
+//                                   WATCHDOG: seconds before a stall fails the case (default 30)
+//                                   exit 0: the design held every rule the case checks
 //                                   exit 1: violations (one line each on stdout)
 //                                   exit 3: the watchdog fired (deadlock or stall), naming
 //                                           design, case and round
@@ -19,20 +21,21 @@ if arguments.first == "--list" {
     for c in TortureCase.allCases { print(c.rawValue) }
     exit(0)
 }
-guard arguments.count == 2, let torture = TortureCase(rawValue: arguments.first!),
-    let design = SteppingDesign(rawValue: arguments.last!)
+let given = Array(arguments)
+guard (2...3).contains(given.count), let torture = TortureCase(rawValue: given[0]),
+    let design = SteppingDesign(rawValue: given[1]),
+    let watchdogSeconds = given.count == 3 ? Double(given[2]) : 30
 else {
     FileHandle.standardError.write(
         Data(
             """
-            usage: SteppingTorture CASE DESIGN
+            usage: SteppingTorture CASE DESIGN [WATCHDOG-SECONDS]
               cases: \(TortureCase.allCases.map(\.rawValue).joined(separator: ", "))
               designs: \(SteppingDesign.allCases.map(\.rawValue).joined(separator: ", "))
 
             """.utf8))
     exit(2)
 }
-let watchdogSeconds = Double(ProcessInfo.processInfo.environment["STEPBENCH_TORTURE_WATCHDOG"] ?? "") ?? 30
 let progress = Progress(label: "\(design) \(torture.rawValue)")
 progress.startWatchdog(seconds: watchdogSeconds)
 let violations = torture.run(design, progress)

@@ -17,15 +17,8 @@ extension SteppingDesign {
     }
 }
 
-/// The designs under test: every design, minus those named in `STEPBENCH_EXCLUDE_DESIGNS`
-/// (comma-separated; for local iteration only: scripts/test and CI never set it).
+/// The designs under test: every design, minus ``TestSwitches/excludedDesigns``.
 let testedDesigns: [SteppingDesign] = {
-    let raw = ProcessInfo.processInfo.environment["STEPBENCH_EXCLUDE_DESIGNS"] ?? ""
-    let names = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-    for name in names where SteppingDesign(rawValue: name) == nil {
-        fatalError(
-            "STEPBENCH_EXCLUDE_DESIGNS names unknown design '\(name)'; designs are \(SteppingDesign.allCases.map(\.rawValue))"
-        )
-    }
-    return SteppingDesign.allCases.filter { !names.contains($0.rawValue) }
+    let excluded = TestSwitches.excludedDesigns
+    return SteppingDesign.allCases.filter { !excluded.contains($0) }
 }()
