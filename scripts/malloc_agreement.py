@@ -52,11 +52,13 @@ def load_benchmark_counts(directory: str) -> dict[str, int]:
     return counts
 
 
-def load_stepbench_rows(paths: list[str], suite: dict[str, dict]) -> dict[tuple[str, int], tuple[int, int, int, float]]:
-    """(threads, elements, elements counted per repetition, median allocations per element, the
+def load_stepbench_rows(paths: list[str], suite: dict[str, dict],
+                        schemas: list[str]) -> dict[tuple[str, int], tuple[int, int, int, float]]:
+    """(threads, elements, elements counted per repetition, median allocations per element from the
     tool's summary) per (benchmark name, threads); `suite`: the catalog's benchmarks by name, which
-    name each (scenario, design). The two element counts differ where each thread runs a pipeline of
-    its own (`elements` are per pipeline): a repetition counts threads × elements."""
+    name each (scenario, design); `schemas`: the results schemas the tool reads (the catalog's
+    `readableSchemas`). The two element counts differ where each thread runs a pipeline of its
+    own (`elements` are per pipeline): a repetition counts threads × elements."""
     names = {(b["scenario"], b["design"]): name for name, b in suite.items()}
     rows = {}
     for path in paths:
@@ -65,8 +67,8 @@ def load_stepbench_rows(paths: list[str], suite: dict[str, dict]) -> dict[tuple[
                 data = json.load(f)
         except (OSError, json.JSONDecodeError) as error:
             raise InputError(f"{path}: unreadable stepbench results ({error})")
-        if data.get("schema") not in ("stepbench/2", "stepbench/1"):
-            raise InputError(f"{path}: schema {data.get('schema')!r}, expected 'stepbench/2' or 'stepbench/1'")
+        if data.get("schema") not in schemas:
+            raise InputError(f"{path}: schema {data.get('schema')!r}, expected {' or '.join(repr(s) for s in schemas)}")
         for row in data["rows"]:
             if row["status"] != "ok":
                 raise InputError(f"{path}: {row['scenario']} {row['design']} failed its verification: {row.get('failure')}")
@@ -112,9 +114,10 @@ def main(argv: list[str]) -> int:
               "(CATALOG.json: `stepbench list --format json`)", file=sys.stderr)
         return 1
     try:
-        suite = cat.benchmarks(cat.load(argv[2]))
+        catalog = cat.load(argv[2])
+        suite = cat.benchmarks(catalog)
         bench = load_benchmark_counts(argv[1])
-        rows = agreement(bench, load_stepbench_rows(argv[3:], suite), suite)
+        rows = agreement(bench, load_stepbench_rows(argv[3:], suite, catalog.get("readableSchemas", [])), suite)
     except (InputError, cat.CatalogError) as error:
         print(f"malloc_agreement: {error}", file=sys.stderr)
         return 1

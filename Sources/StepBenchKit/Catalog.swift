@@ -58,6 +58,8 @@ public struct Catalog: Codable, Equatable, Sendable {
     public var defaultDesign: String
     /// The design rows are compared to (`ratioToSeed`): the faithful port of the original.
     public var referenceDesign: String? = nil
+    /// The results-file schemas this tool reads, the current one first.
+    public var readableSchemas: [String] = []
     public var scenarios: [Scenario]
     public var benchmarks: [Benchmark]
     /// The designs whose single-thread allocation counts do not follow thread timing: the CI
@@ -117,6 +119,7 @@ public struct Catalog: Codable, Equatable, Sendable {
             designs: SteppingDesign.allCases.map(\.rawValue),
             asynchronousDesigns: SteppingDesign.allCases.filter { !$0.deliversSynchronously }.map(\.rawValue),
             defaultDesign: SteppingDesign.default.rawValue, referenceDesign: SteppingDesign.seed.rawValue,
+            readableSchemas: ResultsFile.readableSchemas,
             scenarios: scenarios, benchmarks: benchmarks,
             gateDesigns: SteppingDesign.allCases.filter { ScenarioKind.syncStep.allocationsAreExact(design: $0) }
                 .map(\.rawValue),
@@ -154,6 +157,7 @@ extension Catalog {
             asynchronousDesigns: try c.decodeIfPresent([String].self, forKey: .asynchronousDesigns) ?? [],
             defaultDesign: try c.decode(String.self, forKey: .defaultDesign),
             referenceDesign: try c.decodeIfPresent(String.self, forKey: .referenceDesign),
+            readableSchemas: try c.decodeIfPresent([String].self, forKey: .readableSchemas) ?? [],
             scenarios: try c.decode([Scenario].self, forKey: .scenarios),
             benchmarks: try c.decode([Benchmark].self, forKey: .benchmarks),
             gateDesigns: try c.decode([String].self, forKey: .gateDesigns),

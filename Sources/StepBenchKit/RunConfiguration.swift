@@ -33,7 +33,7 @@ public struct RunConfiguration: Sendable {
         if MachineFingerprint.buildConfigurationOfThisBinary == "debug" && !allowDebug {
             throw ConfigurationError(
                 .allowDebug,
-                "needed to measure a debug build, whose numbers mean nothing: build with `swift build -c release` (scripts/bench does), or give it to measure anyway (the results are then marked debug)"
+                "needed to measure a debug build, whose numbers mean nothing: build with `swift build -c release`, or give it to measure anyway (the results are then marked debug)"
             )
         }
         if scenarios.contains(where: { !$0.isFloor }) && designs.isEmpty {

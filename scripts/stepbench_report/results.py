@@ -4,9 +4,6 @@ from dataclasses import dataclass, field
 
 from . import tool
 
-SCHEMA = "stepbench/2"
-# Schemas read: /2 only added fields to /1 (see results/README.md).
-READABLE_SCHEMAS = ("stepbench/2", "stepbench/1")
 def floor_in(catalog, scenario):
     """The floor scenario `catalog` (what a results file was written with) compares `scenario` to, or None."""
     return next((s.get("floor") for s in (catalog or {}).get("scenarios", []) if s.get("name") == scenario), None)
@@ -113,7 +110,9 @@ class Results:
         return list((self.catalog or {}).get("asynchronousDesigns", []))
 
 
-def _load_one(path):
+def _load_one(path, schemas):
+    """The parsed file at `path`, checked against `schemas` (the tool's readable schemas, the
+    current one first)."""
     try:
         with open(path, "rb") as f:
             raw = f.read()
@@ -126,21 +125,21 @@ def _load_one(path):
     if not isinstance(data, dict):
         raise ResultsError(f"{path}: not a results file (top level is not an object)")
     schema = data.get("schema")
-    if schema not in READABLE_SCHEMAS:
+    if schema not in schemas:
         found = f"'{schema}'" if schema is not None else "missing"
-        raise ResultsError(f"{path}: schema is {found}, expected {' or '.join(repr(s) for s in READABLE_SCHEMAS)}; re-run `stepbench run` "
+        raise ResultsError(f"{path}: schema is {found}, expected {' or '.join(repr(s) for s in schemas)}; re-run `stepbench run` "
                            f"or use a report script of the matching version")
     for key in ("machine", "configuration", "rows"):
         if key not in data:
-            raise ResultsError(f"{path}: malformed {SCHEMA} file: no '{key}'")
+            raise ResultsError(f"{path}: malformed {schema} file: no '{key}'")
     if not isinstance(data["rows"], list):
-        raise ResultsError(f"{path}: malformed {SCHEMA} file: 'rows' is not a list")
+        raise ResultsError(f"{path}: malformed {schema} file: 'rows' is not a list")
     for i, row in enumerate(data["rows"]):
         for key in ("scenario", "design", "threads", "status"):
             if not isinstance(row, dict) or key not in row:
-                raise ResultsError(f"{path}: malformed {SCHEMA} file: row {i} has no '{key}'")
+                raise ResultsError(f"{path}: malformed {schema} file: row {i} has no '{key}'")
         if row["status"] == "ok" and "nsPerElement" not in (row.get("summary") or {}):
-            raise ResultsError(f"{path}: malformed {SCHEMA} file: row {i} is ok but has no summary")
+            raise ResultsError(f"{path}: malformed {schema} file: row {i} is ok but has no summary")
     return data
 
 
@@ -149,6 +148,10 @@ def load(paths):
     threads) of earlier ones. The machine and configuration are the last file's."""
     if not paths:
         raise ResultsError("no results file given; pass e.g. results/<machine-id>/latest.json")
+    try:
+        tool_catalog = tool.ask("list", "--format", "json")
+    except tool.ToolError as e:
+        raise ResultsError(f"the tool's catalog: {e}")
     merged = {}
     profiles = {}
     path_rows = {}
@@ -156,7 +159,7 @@ def load(paths):
     last = None
     catalog = None
     for path in paths:
-        data = _load_one(path)
+        data = _load_one(path, tool_catalog["readableSchemas"])
         if last is not None and data["machine"].get("cpuModel") != last["machine"].get("cpuModel"):
             raise ResultsError(f"{path}: made on '{data['machine'].get('cpuModel')}', the others on "
                                f"'{last['machine'].get('cpuModel')}'; report one machine kind at a time")
@@ -177,10 +180,6 @@ def load(paths):
         # a profile-only file contributes its instruction counts, not its placeholder config
         if data["rows"] or last is None:
             last = data
-    try:
-        tool_catalog = tool.ask("list", "--format", "json")
-    except tool.ToolError as e:
-        raise ResultsError(f"the tool's catalog: {e}")
     return Results(paths=list(paths), machine=last["machine"], configuration=last["configuration"],
                    created_at=last.get("createdAt", "?"), rows=list(merged.values()),
                    profiles=list(profiles.values()), harness_warnings=list(last.get("harnessWarnings") or []),

@@ -12,6 +12,7 @@ def bench_spec(name, threads=1, elements=10_000, exact=True, tolerance=0.01):
             "elements": elements, "exactAllocations": exact, "allocationTolerance": tolerance if exact else None}
 
 
+SCHEMAS = ["stepbench/2", "stepbench/1"]  # what `stepbench list --format json` says it reads
 SUITE = {b["name"]: b for b in [
     bench_spec("sync-step_seed"), bench_spec("sync-step_atomic"), bench_spec("sync-step_locked"),
     bench_spec("floor-sync"), bench_spec("sync-step_actor", exact=False),
@@ -20,7 +21,8 @@ SUITE = {b["name"]: b for b in [
 
 def write_catalog(tmp_path, suite=SUITE):
     path = tmp_path / "catalog.json"
-    path.write_text(json.dumps({"designs": [], "scenarios": [], "benchmarks": list(suite.values())}))
+    path.write_text(json.dumps({"designs": [], "scenarios": [], "benchmarks": list(suite.values()),
+                                "readableSchemas": SCHEMAS}))
     return str(path)
 
 
@@ -54,13 +56,13 @@ def test_the_benchmarks_thread_count_is_the_one_compared(tmp_path):
             "rows": [row("stale-storm", "seed", [a], threads=t) for t, a in [(2, 20_026), (1, 90_000)]]}
     path = tmp_path / "threads.json"
     path.write_text(json.dumps(data))
-    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(path)], SUITE), SUITE)
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(path)], SUITE, SCHEMAS), SUITE)
     assert [(r["threads"], r["agrees"]) for r in rows] == [(2, True)]
     only_one = tmp_path / "one.json"
     data["rows"] = data["rows"][1:]
     only_one.write_text(json.dumps(data))
     with pytest.raises(ma.InputError, match="at 2 thread"):
-        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(only_one)], SUITE), SUITE)
+        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(only_one)], SUITE, SCHEMAS), SUITE)
 
 
 def test_counts_over_the_same_window_agree_and_timing_dependent_ones_are_skipped(tmp_path):
@@ -68,7 +70,7 @@ def test_counts_over_the_same_window_agree_and_timing_dependent_ones_are_skipped
                                    "cancel-race_seed": 4455, "sync-step_actor": 220_060})
     results = write_results(tmp_path, [("sync-step", "seed", [20_024, 20_024, 20_025]),
                                        ("sync-step", "atomic", [22, 22, 22]), ("floor-sync", "floor", [20, 20, 20])])
-    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results], SUITE), SUITE)
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results], SUITE, SCHEMAS), SUITE)
     assert [r["name"] for r in rows] == ["floor-sync", "sync-step_atomic", "sync-step_seed"]  # not exact: skipped
     assert all(r["agrees"] for r in rows)
     assert ma.main(["x", bench, write_catalog(tmp_path), results]) == 0
@@ -77,7 +79,7 @@ def test_counts_over_the_same_window_agree_and_timing_dependent_ones_are_skipped
 def test_one_allocation_per_element_more_disagrees(tmp_path):
     bench = write_bench(tmp_path, {"sync-step_locked": 10_020})
     results = write_results(tmp_path, [("sync-step", "locked", [22, 22, 22])])
-    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results], SUITE), SUITE)
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results], SUITE, SCHEMAS), SUITE)
     assert [r["agrees"] for r in rows] == [False]
     assert ma.main(["x", bench, write_catalog(tmp_path), results]) == 2
 
@@ -90,7 +92,7 @@ def test_bad_input_is_named(tmp_path, capsys):
     bench = write_bench(tmp_path, {"sync-step_locked": 20})
     short = dict(SUITE, **{"sync-step_locked": bench_spec("sync-step_locked", elements=2000)})
     with pytest.raises(ma.InputError, match="stepbench measured 10000 elements .* the benchmark 2000"):
-        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results], short), short)
+        ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([results], short, SCHEMAS), short)
     (tmp_path / "wrong.json").write_text(json.dumps({"schema": "other/9", "rows": []}))
     assert ma.main(["x", bench, catalog, str(tmp_path / "wrong.json")]) == 1
     assert "'stepbench/1'" in capsys.readouterr().err

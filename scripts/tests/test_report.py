@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from scripts.stepbench_report import report
+from scripts.stepbench_report import report, tool
 from scripts.stepbench_report.results import ResultsError, load
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "small.json")
@@ -165,11 +165,14 @@ def test_floors_and_design_order_come_from_the_files_catalog(tmp_path):
 
 
 def test_a_design_the_report_does_not_know_is_reported_without_seed(tmp_path):
-    """A new design needs no edit here: a file of it alone (no seed to compare to) gets its own
-    verdict line, and its charts a fallback colour."""
+    """A new design needs no edit here: a file of it alone (no seed to compare to), written with
+    the catalog of the build that has it, gets its own verdict line, and its charts a fallback
+    colour."""
     data = json.load(open(FIXTURE))
     data["rows"] = [dict(r, design="mutex2") for r in data["rows"]
                     if r["scenario"] == "sync-step" and r["design"] == "mutex"]
+    catalog = tool.ask("list", "--format", "json")
+    data["catalog"] = dict(catalog, designs=catalog["designs"] + ["mutex2"])
     for r in data["rows"]:
         r["summary"].pop("ratioToSeed", None)
         r["summary"].pop("ratioToFloor", None)

@@ -45,10 +45,9 @@ public struct Meter {
 }
 
 /// What ``Meter`` asks of the program that measures. This module links no allocator of its own,
-/// so that it runs under any: `stepbench` installs jemalloc's exact statistics (StepBenchKit's
-/// `AllocationCounter.install()`); the package-benchmark suite, whose malloc-interposer counts
-/// allocations itself, installs hooks that open and close its measurement at the very same
-/// points (`didStart` runs last in `start()`, `willStop` first in `stop()`). With nothing
+/// so that it runs under any: the measuring program installs a counter of its allocator's (or
+/// hooks that open and close its own measurement at the very same points: `didStart` runs last
+/// in `start()`, `willStop` first in `stop()`). With nothing
 /// installed, measuring fails loudly rather than reporting zero allocations.
 public struct MeterHooks: Sendable {
     public var countAllocations: @Sendable () throws -> UInt64
@@ -71,7 +70,7 @@ public struct MeterHooks: Sendable {
     static func current() throws -> MeterHooks {
         guard let hooks = installed.withLock({ $0 }) else {
             throw ScenarioFailure(
-                "no allocation counter installed: call AllocationCounter.install() (StepBenchKit) before measuring")
+                "no allocation counter installed: install one with MeterHooks.install(_:) before measuring")
         }
         return hooks
     }
