@@ -117,7 +117,10 @@ def main(argv: list[str]) -> int:
         catalog = cat.load(argv[2])
         suite = cat.benchmarks(catalog)
         bench = load_benchmark_counts(argv[1])
-        rows = agreement(bench, load_stepbench_rows(argv[3:], suite, catalog.get("readableSchemas", [])), suite)
+        if not catalog.get("readableSchemas"):
+            raise InputError(f"{argv[2]}: the catalog names no readableSchemas; make it with this build's "
+                             "`stepbench list --format json`")
+        rows = agreement(bench, load_stepbench_rows(argv[3:], suite, catalog["readableSchemas"]), suite)
     except (InputError, cat.CatalogError) as error:
         print(f"malloc_agreement: {error}", file=sys.stderr)
         return 1

@@ -16,7 +16,7 @@ extension StepBench {
         var current: String
 
         @Option(help: "Smallest timing change that counts, as a fraction (0.05 = 5%).")
-        var minEffect: Double = 0.05
+        var minEffect: Double = Comparison.defaultMinEffect
 
         @Option(help: "The output's format.")
         var format: ComparisonFormat = .text

@@ -51,7 +51,14 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
 
     /// Floor rows have no design: each is its scenario's work, threads, hand-offs and waiter
     /// minus the stepping subscriber, so that design × floor is the design's own cost.
-    public var isFloor: Bool { rawValue.hasPrefix("floor-") }
+    public var isFloor: Bool {
+        switch self {
+        case .syncStep, .asyncStep, .asyncPark, .staleStorm, .cancelRace, .fanOut, .paceJitter: false
+        case .floorSync, .floorStep, .floorPingPong, .floorAsync, .floorAsyncPark, .floorStaleStorm,
+            .floorCancelRace, .floorFanOut, .floorPace:
+            true
+        }
+    }
 
     /// The floor each scenario is compared to: one of its own shape.
     public var floor: ScenarioKind? {

@@ -93,7 +93,7 @@ struct HistorySeriesTests {
             ])
         // timing series first, in the tool's order (sync-step's designs in the catalog's order)
         #expect(s.series.first?.metric == .nsPerElementVsFloor)
-        #expect(s.tolerances["instructions_per_element"] == .init(relative: 0.005, absolute: nil))
+        #expect(s.defaultMinEffect == Comparison.defaultMinEffect)
 
         #expect(throws: ResultsError.self) {
             try SeriesFile.make(folder: folder.appendingPathComponent("b.json").path, noise: .none)
@@ -103,5 +103,35 @@ struct HistorySeriesTests {
         try write(other, "e.json")
         let mixed = #expect(throws: ResultsError.self) { try SeriesFile.make(folder: folder.path, noise: .none) }
         #expect(mixed?.description.contains("several machine kinds") == true)
+    }
+
+    @Test("an exact series carries the gate's own tolerance for its row, as compare applies it")
+    func test_series_tolerancesAreCompares() {
+        let atomic = RowKey(scenario: .syncStep, design: .design(.atomic), threads: 1)
+        let stream = RowKey(scenario: .syncStep, design: .design(.actorStream), threads: 1)
+        let race = RowKey(scenario: .cancelRace, design: .design(.atomic), threads: 2)
+        #expect(HistorySeries.tolerance(.instructionsPerElement, of: atomic).relative == 0.005)
+        #expect(HistorySeries.tolerance(.instructionsPerElement, of: stream).relative == 0.05)
+        #expect(
+            HistorySeries.tolerance(.allocationsPerElement, of: race).absolute
+                == ScenarioKind.cancelRace.allocationTolerance(design: .atomic))
+        #expect(HistorySeries.tolerance(.allocationsPerElement, of: atomic).absolute == 0.01)
+    }
+
+    @Test("a file naming a design this build does not know is left out, said why")
+    func test_series_unknownDesignIsLeftOut() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("series-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let known = ResultsFileTests.sample()
+        try known.write(to: folder.appendingPathComponent("a.json"))
+        let text = String(decoding: try JSONOutput.encode(known), as: UTF8.self)
+            .replacingOccurrences(of: "\"design\" : \"atomic\"", with: "\"design\" : \"retired\"")
+        #expect(text.contains("retired"))
+        try Data(text.utf8).write(to: folder.appendingPathComponent("b.json"))
+        let s = try SeriesFile.make(folder: folder.path, noise: .none)
+        #expect(s.runs.map(\.file) == ["a.json"])
+        #expect(
+            s.skipped == [.init(file: "b.json", reason: "names a design, scenario or path this build does not know")])
     }
 }

@@ -5,8 +5,14 @@ import Stepping
 /// the value CI runs with; a value that is not what its switch takes stops the run, naming it.
 public enum TestSwitches {
     /// `STEPBENCH_ALLOCATION_TESTS=1`: run the allocation-counter tests, whose counts are
-    /// process-wide (scripts/test runs them alone, in a process of their own).
-    public static var allocationTests: Bool { value("STEPBENCH_ALLOCATION_TESTS") == "1" }
+    /// process-wide (scripts/test runs them alone, in a process of their own); unset or 0: skip.
+    public static var allocationTests: Bool {
+        switch value("STEPBENCH_ALLOCATION_TESTS") {
+        case nil, "0": false
+        case "1": true
+        case let other?: preconditionFailure("STEPBENCH_ALLOCATION_TESTS=\(other): expected 1 (run them) or 0")
+        }
+    }
 
     /// `STEPBENCH_STRESS_ROUNDS`: rounds of each stress test (default 150; scripts/test's
     /// ThreadSanitizer pass, ten times slower, runs 60).

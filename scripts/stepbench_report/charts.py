@@ -9,6 +9,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 
+# The style key and legend word every floor is drawn under (a chart's, not a name the tool gives).
+FLOOR = "floor"
+
+
 class _ByDesign:
     """A per-design style value, given by the design's position in the tool's order of designs
     (``use_design_order``), so that no design is named here and a new one gets the next value;
@@ -18,7 +22,7 @@ class _ByDesign:
         self.values, self.floor = values, floor
 
     def get(self, design, default=None):
-        if design == "floor":
+        if design == FLOOR:
             return self.floor
         if design not in _ORDER:
             _ORDER.append(design)
@@ -32,7 +36,7 @@ _ORDER = []
 
 def use_design_order(designs):
     """Fixes every chart's colours and markers to this order of designs (the tool's order)."""
-    _ORDER[:] = [d for d in designs if d != "floor"]
+    _ORDER[:] = list(designs)
 
 
 COLORS = _ByDesign(["#7f7f7f", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
@@ -76,7 +80,7 @@ def throughput_single(results, scenario, path, threads):
     floor_name = results.floor_of(scenario)
     floor = results.ok_rows(floor_name)[0] if floor_name else None
     if floor:
-        line = ax.axhline(floor["summary"]["elementsPerSecond"]["median"], linestyle="--", color=COLORS["floor"],
+        line = ax.axhline(floor["summary"]["elementsPerSecond"]["median"], linestyle="--", color=COLORS[FLOOR],
                           label=f"floor ({floor_name})")
         line.set_gid("series-floor")
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
@@ -117,7 +121,7 @@ def throughput_vs_threads(results, scenario, path):
             xs = sorted(threads_seen)
             per = floor_rows[0]["summary"]["elementsPerSecond"]["median"]
             ys = [per * x if results.scales_with_threads(scenario) else per for x in xs]
-        (line,) = ax.plot(xs, ys, linestyle="--", color=COLORS["floor"], label=f"floor ({floor_name})")
+        (line,) = ax.plot(xs, ys, linestyle="--", color=COLORS[FLOOR], label=f"floor ({floor_name})")
         line.set_gid("series-floor")
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(_si))
@@ -137,9 +141,10 @@ def latency_distribution(results, scenario, path):
     """Latency against percentile (50 … 99.99, log-spaced), one line per design."""
     fig, ax = plt.subplots(figsize=(7, 4.2))
     keys = [(50, "latencyP50"), (90, "latencyP90"), (99, "latencyP99"), (99.9, "latencyP999")]
-    for design in results.designs() + ["floor"]:
-        source = scenario if design != "floor" else results.floor_of(scenario)
-        rows = [r for r in results.ok_rows(source) if r["design"] == design] if source else []
+    floor_name = results.floor_of(scenario)
+    sources = [(d, scenario) for d in results.designs()] + ([(FLOOR, floor_name)] if floor_name else [])
+    for design, source in sources:
+        rows = [r for r in results.ok_rows(source) if design == FLOOR or r["design"] == design]
         if not rows:
             continue
         s = rows[0]["summary"]
@@ -149,10 +154,10 @@ def latency_distribution(results, scenario, path):
             pts.append((99.99, sorted(p9999)[len(p9999) // 2]))
         if not pts:
             continue
-        label = f"floor ({source})" if design == "floor" else design
+        label = f"{FLOOR} ({source})" if design == FLOOR else design
         (line,) = ax.plot([_percentile_x(p) for p, _ in pts], [v for _, v in pts], label=label,
                           color=COLORS.get(design), marker=MARKERS.get(design, "."),
-                          linestyle="--" if design == "floor" else "-", linewidth=1.6)
+                          linestyle="--" if design == FLOOR else "-", linewidth=1.6)
         line.set_gid(f"series-{design}")
     ticks = [50, 90, 99, 99.9, 99.99]
     ax.set_xticks([_percentile_x(p) for p in ticks])
@@ -202,13 +207,13 @@ def instruction_bars(results, path):
     floor_name = results.floor_of(scenario, profiles=True)
     floor = [p for p in results.profiles if p["scenario"] == floor_name]
     if floor:
-        line = ax.axhline(floor[0]["instructionsPerElement"], linestyle="--", color=COLORS["floor"],
+        line = ax.axhline(floor[0]["instructionsPerElement"], linestyle="--", color=COLORS[FLOOR],
                           label=f"floor ({floor_name})")
         line.set_gid("series-floor")
     api_name = (results.catalog or {}).get("apiFloorScenario")  # the API with no synchronisation
     api = [p for p in results.profiles if p["scenario"] == api_name]
     if api:
-        line = ax.axhline(api[0]["instructionsPerElement"], linestyle=":", color=COLORS["floor"], linewidth=1.6,
+        line = ax.axhline(api[0]["instructionsPerElement"], linestyle=":", color=COLORS[FLOOR], linewidth=1.6,
                           label=f"{api_name}: the API, unsynchronised")
         line.set_gid("series-api-floor")
     if floor or api:
@@ -236,7 +241,7 @@ def repetition_strips(results, scenario, threads, path):
         floor_threads = [r["threads"] for r in results.ok_rows(floor_name)]
         if floor_threads:
             t = threads if threads in floor_threads else floor_threads[0]
-            entries.append(("floor", results.row(floor_name, "floor", t)))
+            entries.append((FLOOR, next(r for r in results.ok_rows(floor_name) if r["threads"] == t)))
     entries = [(d, r) for d, r in entries if r]
     for x, (design, row) in enumerate(entries):
         reps = row.get("repetitions") or []
@@ -311,7 +316,7 @@ def history_trend(history, scenario, path):
             if s.status != "no-drift-estimate":
                 marks += [(xs[c.index], s.points[c.index][0].short, s.design, s.values[c.index], c.ratio)
                           for c in s.change_points]
-        floor = ax.axhline(1.0, linestyle="--", color=COLORS["floor"], linewidth=1.2, label="floor (= 1)")
+        floor = ax.axhline(1.0, linestyle="--", color=COLORS[FLOOR], linewidth=1.2, label="floor (= 1)")
         floor.set_gid("series-floor")
         ax.set_yscale("log")
         # headroom above for the change points' commit labels, room below for their ratios
@@ -352,14 +357,16 @@ def history_instructions(history, results, path):
     place = {f.name: i for i, f in enumerate(profiles)}
     fig, ax = plt.subplots(figsize=(7.6, 4.2))
     marks = []
-    for s in sorted(series, key=lambda s: DESIGN_RANK.get(s.design, 99)):
+    def key(s):  # the floor is drawn as every chart draws floors
+        return FLOOR if results.is_floor(s.scenario) else s.design
+    for s in sorted(series, key=lambda s: DESIGN_RANK.get(key(s), 99)):
         xs = [place[f.name] for f, _, _ in s.points]
-        floor = results.is_floor(s.scenario)
-        (line,) = ax.plot(xs, s.values, color=COLORS.get(s.design, "#333333"), marker=None if floor else MARKERS.get(s.design, "o"),
+        floor = key(s) == FLOOR
+        (line,) = ax.plot(xs, s.values, color=COLORS.get(key(s), "#333333"), marker=None if floor else MARKERS.get(key(s), "o"),
                           linestyle="--" if floor else "-", linewidth=1.4, markersize=5,
-                          label=f"floor ({s.scenario})" if floor else s.design)
-        line.set_gid(f"series-{s.design}")
-        marks += [(xs[c.index], s.points[c.index][0].short, s.design, s.values[c.index], c.ratio) for c in s.change_points]
+                          label=f"{FLOOR} ({s.scenario})" if floor else s.design)
+        line.set_gid(f"series-{key(s)}")
+        marks += [(xs[c.index], s.points[c.index][0].short, key(s), s.values[c.index], c.ratio) for c in s.change_points]
     _history_x(ax, profiles)
     _mark_change_points(ax, marks)
     top, bottom = max(max(s.values) for s in series), min(min(s.values) for s in series)

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from .history_collect import collect
 from .history_detect import analyse_series
-from .history_model import ALPHA, EXACT_RUNS, MIN_EFFECT, MIN_REGIME, PERMUTATIONS, SIGMAS, HistoryError
+from .history_model import ALPHA, EXACT_RUNS, MIN_REGIME, PERMUTATIONS, SIGMAS, HistoryError
 
 
 SCHEMA = "stepbench-history/1"
@@ -60,7 +60,6 @@ class History:
     noise_path: str | None
     min_effect: float
     notes: list
-    tolerances: dict
 
     def change_points(self, called=True):
         """(series, change point) pairs: called ones (rows with a drift estimate, or exact), or
@@ -73,12 +72,15 @@ class History:
         return [(s, c) for s, c in self.change_points() if c.direction == "regression"]
 
 
-def analyse(folder, noise_path="default", min_effect=MIN_EFFECT):
+def analyse(folder, noise_path="default", min_effect=None):
     """The history of a results folder. noise_path: a noise profile, "default" for the folder's
-    noise.json when it exists, or None for none. Raises HistoryError on bad input."""
-    if not 0 <= min_effect < 10:
+    noise.json when it exists, or None for none; min_effect: None for the tool's default.
+    Raises HistoryError on bad input."""
+    if min_effect is not None and not 0 <= min_effect < 10:
         raise HistoryError(f"--min-effect {min_effect}: expected a fraction such as 0.05")
-    files, skipped, series, noise_path, machine_id, tolerances = collect(folder, noise_path)
+    files, skipped, series, noise_path, machine_id, default_min_effect = collect(folder, noise_path)
+    if min_effect is None:
+        min_effect = default_min_effect
     notes = []
     if noise_path is None:
         notes.append("no noise profile: no timing row has a drift estimate, so no timing change is called "
@@ -89,7 +91,7 @@ def analyse(folder, noise_path="default", min_effect=MIN_EFFECT):
                      f"({', '.join(sorted({f.short for f in unknown}))})")
     series = [analyse_series(s, min_effect) for s in series]
     return History(folder=folder, machine_id=machine_id, files=files, skipped=skipped, series=series,
-                   noise_path=noise_path, min_effect=min_effect, notes=notes, tolerances=tolerances)
+                   noise_path=noise_path, min_effect=min_effect, notes=notes)
 
 
 # ---------------------------------------------------------------- output
@@ -99,8 +101,7 @@ def method_text(h):
     return (f"timing: E-divisive means on log values, permutation test (all orders up to {EXACT_RUNS} runs, else "
             f"{PERMUTATIONS} seeded), α {ALPHA:g}, "
             f"regimes of ≥ {MIN_REGIME} runs, min effect max({h.min_effect:.0%}, {SIGMAS:g}σ; {drift}); "
-            f"exact: instructions > {h.tolerances['instructions_per_element']['relative']:.1%}, "
-            f"allocations > {h.tolerances['allocations_per_element']['absolute']:g}/element, p = 0")
+            f"exact: any step beyond the gate's tolerance for the count, p = 0")
 
 
 def _fmt(v):
@@ -149,16 +150,15 @@ def to_json(h):
     return {
         "schema": SCHEMA, "folder": h.folder, "machineId": h.machine_id,
         "method": {"timing": "e-divisive-means", "alpha": ALPHA, "permutations": PERMUTATIONS, "sigmas": SIGMAS,
-                   "minEffect": h.min_effect, "minRegimeRuns": MIN_REGIME, "noiseProfile": h.noise_path,
-                   "instructionTolerance": h.tolerances["instructions_per_element"]["relative"],
-                   "allocationTolerance": h.tolerances["allocations_per_element"]["absolute"]},
+                   "minEffect": h.min_effect, "minRegimeRuns": MIN_REGIME, "noiseProfile": h.noise_path},
         "files": [{"file": f.name, "kind": f.kind, "commit": f.commit, "dirty": f.dirty, "createdAt": f.created_at,
                    "commitTime": f.commit_time, "orderedBy": f.ordered_by, "schema": f.schema} for f in h.files],
         "skipped": h.skipped, "notes": h.notes,
         "changePoints": [cp(s, c) for s, c in h.change_points()],
         "uncalled": [cp(s, c) for s, c in h.change_points(called=False)],
         "series": [{"scenario": s.scenario, "design": s.design, "threads": s.threads, "metric": s.metric,
-                    "exact": s.exact, "status": s.status, "driftSD": s.drift_sd, "samplingSD": s.sampling_sd,
+                    "exact": s.exact, "tolerance": s.tolerance, "status": s.status, "driftSD": s.drift_sd,
+                    "samplingSD": s.sampling_sd,
                     "points": [{"file": f.name, "commit": f.commit, "dirty": f.dirty, "value": v} for f, v, _ in s.points],
                     "changePoints": [c.index for c in s.change_points]} for s in h.series],
         "summary": summary_line(h),
@@ -236,7 +236,7 @@ def main(argv=None):
     noise = parser.add_mutually_exclusive_group()
     noise.add_argument("--noise", help="noise profile for the drift allowances (default: the folder's noise.json)")
     noise.add_argument("--no-noise", action="store_true", help="no drift allowances: no timing change is called")
-    parser.add_argument("--min-effect", type=float, default=MIN_EFFECT, help="smallest timing change called (default 0.05)")
+    parser.add_argument("--min-effect", type=float, help="smallest timing change called (default: compare's, 5%%)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help (0) or a usage error (1, see _Parser)

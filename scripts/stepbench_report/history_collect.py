@@ -7,7 +7,7 @@ from .tool import ToolError, ask
 
 
 def collect(folder, noise="default"):
-    """(runs, skipped, series, the noise profile used, machine id, tolerances) of `folder`.
+    """(runs, skipped, series, the noise profile used, machine id, the default minimum effect) of `folder`.
     noise: a profile's path, "default" for the folder's noise.json if any, or None for none.
     Raises HistoryError with the tool's message."""
     arguments = ["series", folder]
@@ -29,4 +29,4 @@ def collect(folder, noise="default"):
                      points=[(runs[p["run"]], p["value"], p.get("logs")) for p in s["points"]],
                      measurements=[{m["name"]: m["value"] for m in p["measurement"]} for p in s["points"]])
               for s in data["series"]]
-    return runs, data["skipped"], series, data.get("noiseProfile"), data["machineId"], data["tolerances"]
+    return runs, data["skipped"], series, data.get("noiseProfile"), data["machineId"], data["defaultMinEffect"]

@@ -8,7 +8,7 @@ import zlib
 import numpy as np
 
 from .history_model import (ALPHA, EXACT_RUNS, MAD_TO_SD, MEDIAN_VARIANCE,
-                            MIN_EFFECT, MIN_REGIME, PERMUTATIONS, SIGMAS, ChangePoint, lower_median)
+                            MIN_REGIME, PERMUTATIONS, SIGMAS, ChangePoint, lower_median)
 
 
 # ---------------------------------------------------------------- detection
@@ -22,9 +22,9 @@ def _median(a, axis=-1):
 def sampling_sd(point_logs):
     """σ of one repetition's log value, pooled over the series' runs: 1.4826 × the median absolute
     residual around each run's own median, leaving out that median's own residual (0 by
-    construction). Nearly unbiased for normal repetitions (measured: 1.03σ at 5 repetitions,
-    1.00σ at 101) and robust to the preempted outliers. From the runs themselves: noise.json's
-    residuals come from the gate's 601 repetitions of 10,000 elements, not from these windows."""
+    construction). Nearly unbiased for normal repetitions, however few, and robust to the
+    preempted outliers. From the runs themselves: noise.json's residuals come from the gate's
+    timing runs, whose windows are not these."""
     residuals = []
     for logs in point_logs:
         if len(logs) < 2:
@@ -83,7 +83,7 @@ def _seed(key, start, end):
     return zlib.crc32(f"{key}|{start}|{end}".encode())
 
 
-def timing_change_points(point_logs, drift_sd, key, min_effect=MIN_EFFECT, sigmas=SIGMAS):
+def timing_change_points(point_logs, drift_sd, key, min_effect, sigmas=SIGMAS):
     """Change points of a timing series: `point_logs` holds each run's repetitions as log values
     (a run's value is their median). Returns the change points (`ChangePoint`, no notes) and the
     pooled σ of one repetition.
@@ -181,7 +181,7 @@ def _notes(series, index):
     return notes
 
 
-def analyse_series(s, min_effect=MIN_EFFECT):
+def analyse_series(s, min_effect):
     values = s.values
     if s.exact:
         for i in detect_exact(values, s.tolerance):

@@ -1,4 +1,4 @@
-"""scripts/report: REPORT.md and SVG charts from stepbench/1 results files.
+"""scripts/report: REPORT.md and SVG charts from results and profile files.
 
 Usage: scripts/report [--out DIR] [--baseline FILE] [--stepbench PATH] RESULTS.json [MORE.json ...]
 Writes DIR (default results/<machine-id>/report/) atomically: into a temporary folder first,
@@ -19,6 +19,8 @@ def _fmt_ns(v):
 
 
 def _best(results, scenario, threads, key="nsPerElement"):
+    if scenario is None:  # a question the tool names no scenario for
+        return None
     rows = [r for r in results.ok_rows(scenario) if r["threads"] == threads]
     rows = [r for r in rows if r["summary"].get(key)]
     return min(rows, key=lambda r: r["summary"][key]["median"]) if rows else None
@@ -135,11 +137,7 @@ def relative_table(results):
 def regression_section(args, results):
     if not args.baseline:
         return ["No baseline given (`scripts/report --baseline OLD.json NEW.json` adds the regression table)."]
-    try:
-        binary = tool.binary()
-    except tool.ToolError as e:
-        raise ResultsError(str(e))
-    done = subprocess.run([binary, "compare", "--format", "markdown", args.baseline, results.paths[-1]],
+    done = subprocess.run([tool.binary(), "compare", "--format", "markdown", args.baseline, results.paths[-1]],
                           capture_output=True, text=True, timeout=600)
     if done.returncode not in (0, 2):
         raise ResultsError(f"stepbench compare failed: {done.stderr.strip()}")
@@ -282,7 +280,7 @@ def path_section(results) -> list[str]:
           "thread inside the driver's window, the synchronising ones among them (`lock`-prefixed read-modify-writes, "
           "`xchg` with memory, `mfence`; atomic reference counting included) and the allocations. Each cell: "
           "instructions / synchronising / allocations. The gate compares these exactly; * marks counts that follow "
-          "the schedule (an actor's hand-off), shown but not gated.", ""]
+          "the schedule (a hand-off to a design's own executor), shown but not gated.", ""]
     md += ["| path | " + " | ".join(f"`{d}`" for d in designs) + " |", "|---|" + "---:|" * len(designs)]
     for path in order:
         cells = []
@@ -330,7 +328,7 @@ def instruction_breakdown(results, profiles) -> list[str]:
     function, inside the measured window (stepbench/2 profiles). Older files held inclusive
     counts of the whole process, which say nothing per element: they are named, not tabled."""
     md = [f"### Where the instructions go ({results.role('perElementScenario')}, exclusive instructions per element)", "",
-          "Counted in the scenario's measured window, every thread (the actors call the stepper on their own "
+          "Counted in the scenario's measured window, every thread (the asynchronous designs call the stepper on their own "
           "executor's thread); a row that says *whole process* comes from an older profile.", ""]
     for p in profiles:
         functions = [f for f in p.get("topFunctions", []) if f.get("instructionsPerElement") is not None]
@@ -350,7 +348,7 @@ def instruction_breakdown(results, profiles) -> list[str]:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="scripts/report", description=__doc__.split("\n")[0])
-    parser.add_argument("results", nargs="+", help="stepbench/1 results files")
+    parser.add_argument("results", nargs="+", help="results and profile files (`stepbench run`, `stepbench profile`)")
     parser.add_argument("--out", help="report folder (default results/<machine-id>/report)")
     parser.add_argument("--baseline", help="results file to compare against (needs `stepbench compare`)")
     parser.add_argument("--stepbench", help="the stepbench binary to ask (default: $STEPBENCH_BIN, else this checkout's build)")

@@ -149,20 +149,25 @@ def load(paths):
     if not paths:
         raise ResultsError("no results file given; pass e.g. results/<machine-id>/latest.json")
     try:
-        tool_catalog = tool.ask("list", "--format", "json")
+        tool_catalog = tool.catalog()
     except tool.ToolError as e:
         raise ResultsError(f"the tool's catalog: {e}")
     merged = {}
     profiles = {}
     path_rows = {}
     cost_splits = {}
-    last = None
+    last = last_path = kind = None
     catalog = None
     for path in paths:
         data = _load_one(path, tool_catalog["readableSchemas"])
-        if last is not None and data["machine"].get("cpuModel") != last["machine"].get("cpuModel"):
-            raise ResultsError(f"{path}: made on '{data['machine'].get('cpuModel')}', the others on "
-                               f"'{last['machine'].get('cpuModel')}'; report one machine kind at a time")
+        try:
+            this_kind = tool.text("machine", path).strip()
+        except tool.ToolError as e:
+            raise ResultsError(str(e))
+        if kind is not None and this_kind != kind:
+            raise ResultsError(f"{path}: made on machine kind {this_kind}, the others on {kind}; "
+                               f"report one machine kind at a time")
+        kind = this_kind
         for row in data["rows"]:
             merged[(row["scenario"], row["design"], row["threads"])] = row
         for p in data.get("profiles") or []:
@@ -171,15 +176,15 @@ def load(paths):
             path_rows[(p["path"], p["design"])] = p
         for c in data.get("costSplits") or []:
             cost_splits[(c["path"], c["design"])] = c
-        if not data.get("catalog"):  # an older file: the tool says what it was written with
-            try:
-                data["catalog"] = tool.ask("list", "--format", "json", "--of", path)
-            except tool.ToolError as e:
-                raise ResultsError(f"{path}: {e}")
-        catalog = data["catalog"]
+        catalog = data.get("catalog") or catalog
         # a profile-only file contributes its instruction counts, not its placeholder config
         if data["rows"] or last is None:
-            last = data
+            last, last_path = data, path
+    if catalog is None:  # older files only: the tool says what the run was written with
+        try:
+            catalog = tool.ask("list", "--format", "json", "--of", last_path)
+        except tool.ToolError as e:
+            raise ResultsError(str(e))
     return Results(paths=list(paths), machine=last["machine"], configuration=last["configuration"],
                    created_at=last.get("createdAt", "?"), rows=list(merged.values()),
                    profiles=list(profiles.values()), harness_warnings=list(last.get("harnessWarnings") or []),

@@ -31,7 +31,27 @@ def binary():
 
 def ask(*arguments):
     """Runs `stepbench ARGUMENTS…` and returns its JSON output. Raises ToolError with the tool's message."""
-    return json.loads(text(*arguments))
+    out = text(*arguments)
+    try:
+        return json.loads(out)
+    except ValueError as e:
+        raise ToolError(f"`stepbench {' '.join(arguments)}` wrote no JSON ({e}); is {binary()} a stepbench binary?")
+
+
+# What these scripts read from the catalog; a tool without them is older than the scripts.
+CATALOG_KEYS = ("readableSchemas", "perElementScenario", "crossThreadScenario", "contendedScenarios",
+                "referenceDesign", "scenarios", "designs")
+
+
+def catalog():
+    """The tool's catalog (`stepbench list --format json`). Raises ToolError naming what to do
+    when the tool is older than these scripts."""
+    data = ask("list", "--format", "json")
+    missing = [k for k in CATALOG_KEYS if k not in data]
+    if missing:
+        raise ToolError(f"{binary()} is older than these scripts (its catalog has no {', '.join(missing)}): "
+                        f"build this checkout's (`swift build -c release --product stepbench`)")
+    return data
 
 
 def text(*arguments):
@@ -41,6 +61,8 @@ def text(*arguments):
         done = subprocess.run([path, *arguments], capture_output=True, text=True, timeout=600)
     except OSError as e:
         raise ToolError(f"{path}: cannot run ({e.strerror}); set STEPBENCH_BIN to a stepbench binary")
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"`stepbench {' '.join(arguments)}` did not answer in 10 minutes")
     if done.returncode != 0:
         message = done.stderr.strip().removeprefix("Error: ")
         raise ToolError(message or f"`stepbench {' '.join(arguments)}` exited {done.returncode}")

@@ -3,7 +3,7 @@ import Stepping
 
 extension Comparison {
     public static func compare(
-        baseline: ResultsFile, current: ResultsFile, minEffect: Double = 0.05,
+        baseline: ResultsFile, current: ResultsFile, minEffect: Double = defaultMinEffect,
         noise: NoiseProfile? = nil
     ) -> Comparison {
         let base = Dictionary(baseline.rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })

@@ -15,7 +15,7 @@ extension Comparison {
     /// ``compare(baseline:current:minEffect:noise:)``. Floor rows and rows with more threads than
     /// cores are shown, never decided.
     public static func paired(
-        a: [ResultsFile], b: [ResultsFile], looks: Int = 1, minEffect: Double = 0.05
+        a: [ResultsFile], b: [ResultsFile], looks: Int = 1, minEffect: Double = defaultMinEffect
     ) throws -> Comparison {
         guard a.count == b.count, a.count >= 3 else {
             throw ResultsError(

@@ -17,11 +17,8 @@ extension Comparison {
                 result.append((name, samples))
             }
         }
-        if !allocationsAreExact(row) {  // a count that follows thread timing is compared like a timing
-            // only the repetitions that carry their own count: repeats would narrow the interval
-            let samples = row.repetitions.prefix(row.allocationRepetitions ?? row.repetitions.count).map(
-                \.allocationsPerElement)
-            if samples.allSatisfy({ $0 > 0 }) { result.append((.allocationsPerElement, samples)) }
+        if !allocationsAreExact(row), let samples = allocationSamples(row) {
+            result.append((.allocationsPerElement, samples))  // a count that follows thread timing
         }
         if let side = row.scenario.sideMetric {
             let samples = row.repetitions.compactMap { r in r.sideEvents.map { Double($0) / Double(r.elements) } }
@@ -60,5 +57,14 @@ extension Comparison {
     /// else the scenario's declaration (stepbench/1 rows carry no flag).
     public static func allocationsAreExact(_ row: ResultsFile.Row) -> Bool {
         row.allocationsExact ?? row.scenario.allocationsAreExact(design: row.design.design)
+    }
+
+    /// The allocations per element of `row`'s repetitions that carry their own count (repeats
+    /// would narrow an interval), compared like a timing where the count follows thread timing;
+    /// nil when one is 0 (a timing needs positive samples).
+    public static func allocationSamples(_ row: ResultsFile.Row) -> [Double]? {
+        let samples = row.repetitions.prefix(row.allocationRepetitions ?? row.repetitions.count).map(
+            \.allocationsPerElement)
+        return samples.allSatisfy({ $0 > 0 }) ? Array(samples) : nil
     }
 }

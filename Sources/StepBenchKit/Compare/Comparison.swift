@@ -130,6 +130,9 @@ public struct Comparison: Codable, Equatable, Sendable {
         (.latencyP50, { $0.latency.map { Double($0.p50) } }),
         (.latencyP99, { $0.latency.map { Double($0.p99) } }),
     ]
+    /// The smallest timing change a comparison calls (5%): `compare`, `paired`, the calibration
+    /// and the history's default.
+    public static let defaultMinEffect = 0.05
     /// Family-wise false-alarm rate of a whole timing comparison.
     public static let familyWiseAlpha = 0.01
 

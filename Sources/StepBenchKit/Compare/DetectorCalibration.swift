@@ -190,7 +190,7 @@ public struct DetectorCalibration: Codable, Equatable, Sendable {
         let b = sample(entry, factor: slowdown, rng: &rng)
         return Comparison.timing(
             entry.metric, baseline: a, current: b, driftSD: drift, driftRuns: runs, decisionTail: tail,
-            minEffect: 0.05, reportInterval: false
+            minEffect: Comparison.defaultMinEffect, reportInterval: false
         ).verdict
     }
 }

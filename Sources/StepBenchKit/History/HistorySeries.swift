@@ -94,48 +94,37 @@ extension HistorySeries {
         }
         var series: [HistorySeries] = []
         var index: [String: Int] = [:]
-        func add(
-            _ row: RowLabel, _ metric: Metric, exact: Bool, run: Int, value: Double, logs: [Double]?, _ m: [Setting]
-        ) {
-            let key = "\(row.scenario)|\(row.design)|\(row.threads)|\(metric.rawValue)"
-            if index[key] == nil {
-                index[key] = series.count
-                series.append(
-                    HistorySeries(
-                        scenario: row.scenario, design: row.design, threads: row.threads, metric: metric, exact: exact,
-                        tolerance: exact ? tolerance(metric) : nil, driftSD: nil, points: []))
+        func add(_ row: RowKey, _ metric: Metric, exact: Bool, run: Int, value: Double, logs: [Double]?, _ m: [Setting])
+        {
+            let new = HistorySeries(
+                scenario: row.scenario.rawValue, design: row.design.name, threads: row.threads, metric: metric,
+                exact: exact, tolerance: exact ? tolerance(metric, of: row) : nil, driftSD: nil, points: [])
+            if index[new.key] == nil {
+                index[new.key] = series.count
+                series.append(new)
             }
-            series[index[key]!].points.append(Point(run: run, value: value, logs: logs, measurement: m))
+            series[index[new.key]!].points.append(Point(run: run, value: value, logs: logs, measurement: m))
         }
         for (i, run) in folder.runs.enumerated() {
             for row in run.file.rows where row.status == .ok && !row.repetitions.isEmpty {
-                let label = RowLabel(scenario: row.scenario.rawValue, design: row.design.name, threads: row.threads)
                 let m = measurement(run.file, row: row)
                 for (metric, samples) in Comparison.timingSamples(row, in: run.file)
                 where metric == .nsPerElementVsFloor || metric == .latencyP50 {
                     let logs = samples.map { log($0) }
-                    add(label, metric, exact: false, run: i, value: exp(lowerMedian(logs)), logs: logs, m)
+                    add(row.key, metric, exact: false, run: i, value: exp(Statistics.median(logs)), logs: logs, m)
                 }
-                let allocations = row.repetitions.map(\.allocationsPerElement)
                 if exactAllocations[row.key] ?? false {
-                    add(
-                        label, .allocationsPerElement, exact: true, run: i, value: lowerMedian(allocations), logs: nil,
-                        m)
-                } else {
-                    let own = allocations.prefix(row.allocationRepetitions ?? allocations.count)
-                    if own.allSatisfy({ $0 > 0 }) {
-                        let logs = own.map { log($0) }
-                        add(
-                            label, .allocationsPerElement, exact: false, run: i, value: exp(lowerMedian(logs)),
-                            logs: logs, m)
-                    }
+                    let value = Statistics.median(row.repetitions.map(\.allocationsPerElement))
+                    add(row.key, .allocationsPerElement, exact: true, run: i, value: value, logs: nil, m)
+                } else if let own = Comparison.allocationSamples(row) {
+                    let logs = own.map { log($0) }
+                    let value = exp(Statistics.median(logs))
+                    add(row.key, .allocationsPerElement, exact: false, run: i, value: value, logs: logs, m)
                 }
             }
             for p in run.file.profiles ?? [] where p.instructionsPerElement != 0 {
-                let label = RowLabel(scenario: p.scenario.rawValue, design: p.design.name, threads: 1)
-                add(
-                    label, .instructionsPerElement, exact: true, run: i, value: p.instructionsPerElement, logs: nil,
-                    measurement(run.file, row: nil))
+                let m = measurement(run.file, row: nil)
+                add(p.key, .instructionsPerElement, exact: true, run: i, value: p.instructionsPerElement, logs: nil, m)
             }
         }
         for i in series.indices where !series[i].exact {
@@ -144,18 +133,14 @@ extension HistorySeries {
         return order(series, folder)
     }
 
-    struct RowLabel { var scenario: String, design: String, threads: Int }
-
-    static func tolerance(_ metric: Metric) -> Tolerance {
+    /// The gate's tolerance for an exact count of `row` (`compare`'s: by design for instructions,
+    /// by scenario and design for allocations).
+    static func tolerance(_ metric: Metric, of row: RowKey) -> Tolerance {
         metric == .instructionsPerElement
-            ? Tolerance(relative: Comparison.instructionTolerance, absolute: nil)
-            : Tolerance(relative: nil, absolute: Comparison.allocationTolerance)
-    }
-
-    /// The ⌈n/2⌉-th order statistic: StepBench's median of repetitions (results/README.md).
-    static func lowerMedian(_ values: some Collection<Double>) -> Double {
-        let sorted = values.sorted()
-        return sorted[(sorted.count - 1) / 2]
+            ? Tolerance(relative: Comparison.instructionTolerance(design: row.design), absolute: nil)
+            : Tolerance(
+                relative: nil,
+                absolute: row.scenario.allocationTolerance(design: row.design.design) ?? Comparison.allocationTolerance)
     }
 
     static func measurement(_ file: ResultsFile, row: ResultsFile.Row?) -> [Setting] {

@@ -62,18 +62,22 @@ public struct RunFolder: Sendable {
                 skipped.append(Skipped(file: name, reason: reason))
                 continue
             }
-            let file = try ResultsFile.read(URL(fileURLWithPath: path))
+            guard let file = try readRun(path) else {
+                skipped.append(
+                    Skipped(file: name, reason: "names a design, scenario or path this build does not know"))
+                continue
+            }
             byContent[data] = name
             if file.machine.buildConfiguration == "debug" {
                 skipped.append(
-                    Skipped(file: name, reason: "a debug build (--allow-debug): not comparable with release runs"))
+                    Skipped(file: name, reason: "a debug build: not comparable with release runs"))
                 continue
             }
             if file.rows.isEmpty && (file.profiles ?? []).isEmpty {
                 skipped.append(Skipped(file: name, reason: "no rows and no profiles"))
                 continue
             }
-            guard let created = epoch(file.createdAt) else {
+            guard let created = ResultsFile.date(createdAt: file.createdAt)?.timeIntervalSince1970 else {
                 throw ResultsError(
                     "\(path): createdAt '\(file.createdAt)' is not an ISO 8601 time; a results file from `stepbench run` always has one"
                 )
@@ -109,6 +113,22 @@ public struct RunFolder: Sendable {
         return RunFolder(folder: folder, machineId: first.file.machine.machineID, runs: runs, skipped: skipped)
     }
 
+    /// The results file at `path`, or nil when it names a design, scenario or path this build
+    /// does not know (a file of a build with more, or fewer, of them). Throws when it is
+    /// unreadable or malformed otherwise.
+    static func readRun(_ path: String) throws -> ResultsFile? {
+        do {
+            return try ResultsFile.read(URL(fileURLWithPath: path))
+        } catch let error as ResultsError {
+            if case .dataCorrupted(let context)? = error.underlying as? DecodingError,
+                let key = context.codingPath.last?.stringValue, ["design", "scenario", "path"].contains(key)
+            {
+                return nil
+            }
+            throw error
+        }
+    }
+
     /// Why a file that is not a run is left out (nil: it is read as one). Throws for a file that
     /// is no StepBench file at all.
     static func reasonToLeaveOut(name: String, path: String, data: Data) throws -> String? {
@@ -134,13 +154,6 @@ public struct RunFolder: Sendable {
             )
         }
         return nil
-    }
-
-    static func epoch(_ text: String) -> Double? {
-        let plain = ISO8601DateFormatter()
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions.insert(.withFractionalSeconds)
-        return (plain.date(from: text) ?? fractional.date(from: text))?.timeIntervalSince1970
     }
 
     /// The commit's committer time from git (nil when git does not know it).

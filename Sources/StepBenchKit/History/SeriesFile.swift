@@ -37,11 +37,8 @@ public struct SeriesFile: Codable, Equatable, Sendable {
     public var skipped: [RunFolder.Skipped]
     /// The noise profile read (nil: none, so no timing series has a drift estimate).
     public var noiseProfile: String?
-    /// The gate's tolerance of each exact metric, by metric name.
-    public var tolerances: [String: HistorySeries.Tolerance] = [
-        Metric.instructionsPerElement.rawValue: HistorySeries.tolerance(.instructionsPerElement),
-        Metric.allocationsPerElement.rawValue: HistorySeries.tolerance(.allocationsPerElement),
-    ]
+    /// The smallest timing change the history calls unless told otherwise (compare's).
+    public var defaultMinEffect = Comparison.defaultMinEffect
     public var series: [HistorySeries]
 
     public static func make(folder path: String, noise: Noise) throws -> SeriesFile {

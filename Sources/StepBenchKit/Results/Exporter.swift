@@ -102,7 +102,7 @@ public enum Exporter {
     /// A `createdAt` that is not an ISO 8601 time is an error: any fallback time would put every
     /// such run of a machine kind on the same point, each push overwriting the one before.
     public static func influx(_ file: ResultsFile) throws -> String {
-        guard let start = runStart(file.createdAt) else {
+        guard let start = ResultsFile.date(createdAt: file.createdAt) else {
             throw ResultsError(
                 "createdAt '\(file.createdAt)' is not an ISO 8601 time such as 2026-11-22T20:21:16Z; InfluxDB points are stamped with the run's start"
             )
@@ -121,14 +121,6 @@ public enum Exporter {
         }
         for g in grouped { points.append("\(g.key) \(g.fields.joined(separator: ",")) \(timestamp)") }
         return points.joined(separator: "\n") + "\n"
-    }
-
-    /// `createdAt` as stepbench writes it (whole seconds), or with fractional seconds.
-    static func runStart(_ text: String) -> Date? {
-        if let date = ISO8601DateFormatter().date(from: text) { return date }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text)
     }
 
     /// Tag values: commas, spaces and equals signs are escaped with a backslash.

@@ -68,3 +68,19 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
+
+extension MachineFingerprint {
+    /// The machine a results or profile file was measured on: its `machine` alone, so that a
+    /// file's kind is known whatever else it holds.
+    public static func read(from url: URL) throws -> MachineFingerprint {
+        struct Header: Decodable { var machine: MachineFingerprint }
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw ResultsError("\(url.path): cannot read (\(error.localizedDescription))")
+        }
+        do { return try JSONDecoder().decode(Header.self, from: data).machine } catch {
+            throw ResultsError(
+                "\(url.path): no machine fingerprint (\(error)); is it a results file of `stepbench run`?")
+        }
+    }
+}

@@ -21,6 +21,14 @@ extension ResultsFile {
         }
     }
 
+    /// A file's `createdAt` as stepbench writes it (whole seconds), or with fractional seconds.
+    static func date(createdAt text: String) -> Date? {
+        if let date = ISO8601DateFormatter().date(from: text) { return date }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return fractional.date(from: text)
+    }
+
     /// Reads a results file, checking its schema.
     public static func read(_ url: URL) throws -> ResultsFile {
         let data: Data
@@ -37,7 +45,9 @@ extension ResultsFile {
             )
         }
         do { return try JSONDecoder().decode(ResultsFile.self, from: data) } catch {
-            throw ResultsError("\(url.path): malformed \(currentSchema) file (\(error))")
+            var failure = ResultsError("\(url.path): malformed \(schema) file (\(error))")
+            failure.underlying = error
+            throw failure
         }
     }
 }
@@ -45,5 +55,7 @@ extension ResultsFile {
 /// A results file problem: names the file and what to do.
 public struct ResultsError: Error, CustomStringConvertible {
     public var description: String
+    /// The error that made the file unusable, when there was one (a decoding error).
+    public var underlying: (any Error)? = nil
     public init(_ description: String) { self.description = description }
 }
