@@ -16,7 +16,7 @@ import StepBenchScenarios
 /// - `driftSD = √max(0, betweenSD² − samplingSD²)`: the part it does not, which `compare` adds;
 /// - `residualQuantiles`: 101 quantiles of every repetition's log value minus its run's
 ///   log-median, pooled — this machine's per-repetition noise, for the synthetic trials of
-///   `DetectorTests`.
+///   ``DetectorCalibration``.
 public struct NoiseProfile: Codable, Equatable, Sendable {
     public static let currentSchema = "stepbench-noise/1"
 

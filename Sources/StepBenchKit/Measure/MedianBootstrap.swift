@@ -9,7 +9,7 @@ import Synchronization
 /// 1982). That gives the bootstrap distribution of each median without Monte-Carlo error; the
 /// ratio of two independent medians is then the convolution of the two, in log space, and its
 /// quantiles are found by bisection. Deterministic, and cheap enough to repeat thousands of
-/// times in the detector's synthetic trials (`DetectorTests`).
+/// times in the detector's synthetic trials (``DetectorCalibration``).
 public struct MedianBootstrap: Sendable {
     /// The sample's median (``Statistics/median(_:)``: the ⌈n/2⌉-th order statistic, the very
     /// statistic whose bootstrap distribution this computes).
