@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from scripts.stepbench_report import report, tool
-from scripts.stepbench_report.results import ResultsError, load
+from scripts.stepbench_report.results import load
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "small.json")
 SVG = "{http://www.w3.org/2000/svg}"
