@@ -7,7 +7,11 @@ extension StepBench {
     /// stdout. Not for users (hidden).
     struct Child: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A child process of stepbench (a JSON request on stdin).", shouldDisplay: false)
+            commandName: "child", abstract: "A child process of stepbench (a JSON request on stdin).",
+            shouldDisplay: false)
+
+        /// How the kit starts a child of this binary: this command.
+        static var process: ChildProcess { .this(arguments: [configuration.commandName!]) }
 
         func run() throws {
             let input = FileHandle.standardInput.readDataToEndOfFile()

@@ -36,7 +36,7 @@ extension StepBench {
         }
 
         func run() throws {
-            var profiler = Profiler()
+            var profiler = Profiler(child: Child.process)
             profiler.elementsLow = elements
             profiler.elementsHigh = elements * 3
             profiler.eventsLow = events

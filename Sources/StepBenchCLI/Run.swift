@@ -112,13 +112,13 @@ extension StepBench {
                     let processes = try (0..<reps).map { r in
                         printError("— timing pass, process \(r + 1) of \(reps)\n")
                         return try PassRequest(one, pass: .timing, orderSeed: seed &+ UInt64(r))
-                            .ask(environment: threadCaches)
+                            .ask(Child.process, environment: threadCaches)
                     }
                     timing = try ResultsFile.mergedPerProcess(processes)
                 } else {
                     printError("— timing pass (child process, jemalloc thread caches on)\n")
                     timing = try PassRequest(configuration, pass: .timing, orderSeed: seed).ask(
-                        environment: threadCaches)
+                        Child.process, environment: threadCaches)
                 }
                 printError("— allocation pass (this process, thread caches off: exact counts)\n")
                 var counts = configuration
@@ -130,7 +130,7 @@ extension StepBench {
                     printError("— counting pass (\(countingBuild), a counting build: contention per element)\n")
                     let request = PassRequest(configuration, pass: .counting, orderSeed: seed)
                     combined = try RunPasses.combine(
-                        combined, counting: request.ask(URL(fileURLWithPath: countingBuild)))
+                        combined, counting: request.ask(Child.process.running(URL(fileURLWithPath: countingBuild))))
                 }
                 file = combined
             }

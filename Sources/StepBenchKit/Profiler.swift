@@ -29,8 +29,10 @@ public struct Profiler {
     public var eventsLow = 200
     public var eventsHigh = 600
     public var progress: (String) -> Void = { _ in }
+    /// How this tool starts its children (its stripped copy is started the same way).
+    public var child: ChildProcess
 
-    public init() {}
+    public init(child: ChildProcess) { self.child = child }
 
     /// Rejects scenarios that cannot be profiled exactly (more than one thread: the interleaving,
     /// and so the count, varies).
@@ -55,36 +57,36 @@ public struct Profiler {
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let binary = work.appendingPathComponent("stepbench")
-        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        try FileManager.default.copyItem(at: me, to: binary)
+        try FileManager.default.copyItem(at: child.executable, to: binary)
         try run("strip", ["-g", binary.path])
-        let rows = try profile(scenarios: scenarios, designs: designs, binary: binary, work: work)
+        let stripped = child.running(binary)
+        let rows = try profile(scenarios: scenarios, designs: designs, child: stripped, work: work)
         var pathProfiler = PathProfiler()
         pathProfiler.valgrind = valgrind
         pathProfiler.progress = progress
         (pathProfiler.eventsLow, pathProfiler.eventsHigh) = (eventsLow, eventsHigh)
         let pathRows =
-            paths.isEmpty ? [] : try pathProfiler.profile(paths: paths, designs: designs, binary: binary, work: work)
+            paths.isEmpty ? [] : try pathProfiler.profile(paths: paths, designs: designs, child: stripped, work: work)
         return (rows, pathRows)
     }
 
-    private func profile(scenarios: [ScenarioKind], designs: [SteppingDesign], binary: URL, work: URL) throws
+    private func profile(scenarios: [ScenarioKind], designs: [SteppingDesign], child: ChildProcess, work: URL) throws
         -> [ResultsFile.ProfileRow]
     {
         let targets = scenarios.flatMap { scenario in
             (scenario.isFloor ? [.floor] : designs.map(Subject.design)).map { ProfileRequest.Target(scenario, $0) }
         }
         // One target per core at a time (callgrind runs one thread at a time). Every child has
-        // the same arguments (`<binary> child`, the request on stdin): the length of its arguments
-        // would move what lies after them on its stack.
+        // the same arguments (the request goes on stdin): the length of its arguments would move
+        // what lies after them on its stack.
         let progressLock = NSLock()
         let counts = try parallelMap(targets) { target in
             let name = "\(target)"
             progressLock.withLock {
                 progress("profiling \(name) (\(elementsLow) and \(elementsHigh) elements under callgrind)")
             }
-            let low = try count(binary, target, elementsLow, work)
-            let high = try count(binary, target, elementsHigh, work)
+            let low = try count(child, target, elementsLow, work)
+            let high = try count(child, target, elementsHigh, work)
             guard high.total > low.total else {
                 throw ScenarioFailure(
                     "profile \(name): \(high.total) instructions for \(elementsHigh) elements, not more than \(low.total) for \(elementsLow)"
@@ -117,17 +119,14 @@ public struct Profiler {
     /// One callgrind run: the measured window's total and its exclusive instructions per
     /// function, from the window's own dump part (checked to be the run's only window).
     private func count(
-        _ binary: URL, _ target: ProfileRequest.Target, _ elements: Int,
+        _ child: ChildProcess, _ target: ProfileRequest.Target, _ elements: Int,
         _ work: URL
     ) throws -> (total: UInt64, functions: [String: UInt64]) {
         let out = work.appendingPathComponent(
             "callgrind.\(target.scenario.rawValue).\(target.subject).\(elements)")
-        let arguments = [
-            "--tool=callgrind", "--callgrind-out-file=\(out.path)", "--dump-instr=yes", "--compress-strings=no",
-            "--compress-pos=no", binary.path, "child",
-        ]
+        let (command, arguments) = child.underCallgrind(valgrind, output: out)
         let request = ProfileRequest(target, elements: elements)
-        try run(valgrind, arguments, input: try JSONEncoder().encode(ChildRequest.profile(request)))
+        try run(command, arguments, input: try JSONEncoder().encode(ChildRequest.profile(request)))
         let windows = try CallgrindDump.parts(of: out).filter {
             $0.trigger == "Client Request: \(MeasuredWindow.labelPrefix)"
         }

@@ -3,7 +3,8 @@ import StepBenchScenarios
 import Stepping
 
 /// What `stepbench run` measures. `validate()` rejects bad input before anything is measured.
-public struct RunConfiguration: Sendable {
+/// Codable: a child process is handed one (``PassRequest``).
+public struct RunConfiguration: Codable, Equatable, Sendable {
     public var designs: [SteppingDesign] = SteppingDesign.allCases
     public var scenarios: [ScenarioKind] = ScenarioKind.allCases
     public var threads: [Int] = [1, 2, 4]
@@ -65,7 +66,7 @@ public struct RunConfiguration: Sendable {
 
 /// Bad input to a run: the setting at fault, what is wrong with it and what is valid. The
 /// message does not say how the setting was given: a front end names it its own way (the
-/// command line by its flag, e.g. "--elements: must be a positive number, got 0").
+/// command line by its flag, before this message).
 public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
     /// The settings of a run that can be wrong (``RunConfiguration``'s properties, and where the
     /// results go).
@@ -84,3 +85,6 @@ public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
 
     public var description: String { "\(setting.rawValue): \(message)" }
 }
+
+/// Designs travel to a child process by name (``RunConfiguration``).
+extension SteppingDesign: Codable {}

@@ -78,7 +78,7 @@ struct PathTests {
         #expect(file.rows.allSatisfy { $0.status == .ok && $0.repetitions.count == 2 && $0.elements == 400 })
         #expect(file.configuration.orderSeed == 7)
         let counting = PassRequest(configuration, pass: .counting, orderSeed: 7)
-        #expect(counting.repetitions == RunPasses.allocationRepetitions(timing: 2))
+        #expect(counting.configuration.repetitions == RunPasses.allocationRepetitions(timing: 2))
         if !Contention.isCounting { #expect(throws: ResultsError.self) { try counting.run() } }
     }
 

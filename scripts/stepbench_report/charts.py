@@ -8,6 +8,8 @@ matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
+from .results import floor_in  # noqa: E402
+
 
 # The style key and legend word every floor is drawn under (a chart's, not a name the tool gives).
 FLOOR = "floor"
@@ -349,7 +351,7 @@ def history_instructions(history, results, path):
     floor over the profiles in commit order, the floor dashed, change points marked. False when
     fewer than two profiles."""
     scenario = results.role("perElementScenario")
-    shown = (scenario, results.facts(scenario).get("floor"))
+    shown = (scenario, floor_in(results.catalog, scenario))
     series = [s for s in history.series if s.metric == "instructions_per_element" and s.scenario in shown]
     profiles = [f for f in history.files if f.has_profiles]
     if not series or len(profiles) < 2:

@@ -38,6 +38,8 @@ class Results:
     harness_warnings: list = field(default_factory=list)
     #: the catalog the files were written with (`stepbench list --of FILE` for older files)
     catalog: dict = None
+    #: the files' machine kind, as the tool names it (`stepbench machine FILE`)
+    machine_id: str = None
     #: the tool's own catalog (`stepbench list --format json`): the questions a report answers and
     #: what each scenario is (a floor, its unit of work, whether throughput grows with threads)
     tool_catalog: dict = None
@@ -46,13 +48,6 @@ class Results:
     #: `stepbench profile`'s split of each design's instructions per event (the API's part, the design's)
     cost_splits: list = field(default_factory=list)
 
-    @property
-    def machine_id(self):
-        """The machine kind of the last file, as the tool names it (`stepbench machine FILE`)."""
-        try:
-            return tool.text("machine", self.paths[-1]).strip()
-        except tool.ToolError as e:
-            raise ResultsError(f"{self.paths[-1]}: {e}")
 
     def ok_rows(self, scenario=None):
         return [r for r in self.rows if r.get("status") == "ok" and r.get("summary")
@@ -188,5 +183,5 @@ def load(paths):
     return Results(paths=list(paths), machine=last["machine"], configuration=last["configuration"],
                    created_at=last.get("createdAt", "?"), rows=list(merged.values()),
                    profiles=list(profiles.values()), harness_warnings=list(last.get("harnessWarnings") or []),
-                   catalog=catalog, tool_catalog=tool_catalog, path_rows=list(path_rows.values()),
+                   catalog=catalog, tool_catalog=tool_catalog, machine_id=kind, path_rows=list(path_rows.values()),
                    cost_splits=list(cost_splits.values()))

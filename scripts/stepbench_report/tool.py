@@ -54,8 +54,9 @@ def catalog():
     return data
 
 
-def text(*arguments):
-    """Runs `stepbench ARGUMENTS…` and returns its standard output. Raises ToolError with the tool's message."""
+def text(*arguments, statuses=(0,)):
+    """Runs `stepbench ARGUMENTS…` and returns its standard output; an exit status outside
+    `statuses` raises ToolError with the tool's message."""
     path = binary()
     try:
         done = subprocess.run([path, *arguments], capture_output=True, text=True, timeout=600)
@@ -63,7 +64,7 @@ def text(*arguments):
         raise ToolError(f"{path}: cannot run ({e.strerror}); set STEPBENCH_BIN to a stepbench binary")
     except subprocess.TimeoutExpired:
         raise ToolError(f"`stepbench {' '.join(arguments)}` did not answer in 10 minutes")
-    if done.returncode != 0:
+    if done.returncode not in statuses:
         message = done.stderr.strip().removeprefix("Error: ")
         raise ToolError(message or f"`stepbench {' '.join(arguments)}` exited {done.returncode}")
     return done.stdout

@@ -185,11 +185,12 @@ def test_every_point_reads_back_as_the_fixture_says(influx):
 
     [result] = influx.query('SELECT * FROM "stepbench" GROUP BY *', db="roundtrip")
     got = {}
+    kind = machine_id(FIXTURE)
     for series in result["series"]:
         assert series["name"] == "stepbench"
         tags = series["tags"]
         assert set(tags) == {"machine", "scenario", "design", "threads"}
-        assert tags["machine"] == machine_id(FIXTURE) == "amd-epyc-2c"
+        assert tags["machine"] == kind == "amd-epyc-2c"
         assert len(series["values"]) == 1, f"one point per row, got {series['values']}"
         point = dict(zip(series["columns"], series["values"][0]))
         assert point.pop("time") == epoch_ns(data["createdAt"])

@@ -73,8 +73,7 @@ extension Comparison {
         }
         var rows: [Row] = []
         if allocationsAreExact(cur) {
-            let tolerance =
-                cur.scenario.allocationTolerance(design: cur.design.design) ?? allocationTolerance
+            let tolerance = allocationTolerance(of: cur.key)
             rows.append(
                 exact(
                     .allocationsPerElement, Statistics.median(old.repetitions.map(\.allocationsPerElement)),

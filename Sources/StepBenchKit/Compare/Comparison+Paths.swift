@@ -11,7 +11,7 @@ extension Comparison {
         let exact = [baseline, current].allSatisfy { !($0.profiles ?? []).isEmpty || !($0.paths ?? []).isEmpty }
         guard exact, !a.isEmpty, !b.isEmpty, a != b else { return }
         throw ResultsError(
-            "compare: the files' exact counts come from two toolchains (baseline: \(a); current: \(b)); exact counts are only comparable from one toolchain: measure both builds with the same one (scripts/regress --base REF does)"
+            "compare: the files' exact counts come from two toolchains (baseline: \(a); current: \(b)); exact counts are only comparable from one toolchain: measure both builds with the same one, on one machine"
         )
     }
 
@@ -27,22 +27,21 @@ extension Comparison {
     /// side only is listed as such (only in the baseline: the gate fails, it stopped checking a
     /// row). The row's scenario column names the path.
     static func pathRows(_ baseline: ResultsFile, _ current: ResultsFile) -> [Row] {
-        func key(_ row: ResultsFile.PathRow) -> String { "\(row.path.rawValue) \(row.design)" }
-        let old = Dictionary((baseline.paths ?? []).map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
-        let new = Set((current.paths ?? []).map(key))
+        let old = Dictionary((baseline.paths ?? []).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+        let new = Set((current.paths ?? []).map(\.key))
         var rows: [Row] = []
-        for gone in baseline.paths ?? [] where !new.contains(key(gone)) {
+        for gone in baseline.paths ?? [] where !new.contains(gone.key) {
             rows.append(
                 Row(
-                    path: (gone.path, gone.design), .instructionsPerEvent, gone.instructionsPerEvent, nil,
+                    path: gone.path, gone.design, .instructionsPerEvent, gone.instructionsPerEvent, nil,
                     .onlyInBaseline))
         }
         for row in current.paths ?? [] where row.exact {
-            guard let before = old[key(row)] else {
+            guard let before = old[row.key] else {
                 // New: listed, so that a baseline that gates nothing here does not pass unseen.
                 rows.append(
                     Row(
-                        path: (row.path, row.design), .instructionsPerEvent, nil, row.instructionsPerEvent,
+                        path: row.path, row.design, .instructionsPerEvent, nil, row.instructionsPerEvent,
                         .onlyInCurrent))
                 continue
             }
@@ -62,7 +61,7 @@ extension Comparison {
                 ),
             ]
             for (metric, a, b, verdict) in measured {
-                rows.append(Row(path: (row.path, row.design), metric, a, b, verdict))
+                rows.append(Row(path: row.path, row.design, metric, a, b, verdict))
             }
         }
         return rows

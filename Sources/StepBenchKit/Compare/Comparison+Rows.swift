@@ -9,17 +9,28 @@ extension Comparison.Row {
             exact: exact, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil, verdict: verdict)
     }
 
-    /// A row of an exact count of `key`'s combination (or, with `path`, of a path driver's
-    /// subject: the scenario column names the path); either side may be missing.
+    /// A row of an exact count of `key`'s combination; either side may be missing.
+    init(exact key: RowKey, _ metric: Metric, _ baseline: Double?, _ current: Double?, _ verdict: Comparison.Verdict) {
+        self.init(
+            exact: key.scenario.rawValue, key.design, threads: key.threads, metric, baseline, current, verdict)
+    }
+
+    /// A row of an exact count of a path driver's subject (the scenario column names the path).
     init(
-        exact key: RowKey? = nil, path: (StepPath, Subject)? = nil, _ metric: Metric, _ baseline: Double?,
+        path: StepPath, _ subject: Subject, _ metric: Metric, _ baseline: Double?, _ current: Double?,
+        _ verdict: Comparison.Verdict
+    ) {
+        self.init(exact: path.rawValue, subject, threads: 1, metric, baseline, current, verdict)
+    }
+
+    private init(
+        exact scenario: String, _ subject: Subject, threads: Int, _ metric: Metric, _ baseline: Double?,
         _ current: Double?, _ verdict: Comparison.Verdict
     ) {
         let ratio = baseline.flatMap { a in current.flatMap { b in a > 0 ? b / a : nil } }
         self.init(
-            scenario: key?.scenario.rawValue ?? path?.0.rawValue ?? "", design: (key?.design ?? path?.1)?.name ?? "",
-            threads: key?.threads ?? 1, metric: metric, exact: true, baseline: baseline, current: current,
-            ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict)
+            scenario: scenario, design: subject.name, threads: threads, metric: metric, exact: true,
+            baseline: baseline, current: current, ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict)
     }
 }
 

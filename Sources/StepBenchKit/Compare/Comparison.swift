@@ -144,6 +144,12 @@ public struct Comparison: Codable, Equatable, Sendable {
 
     /// For rows of scenarios this tool no longer declares a tolerance for.
     static let allocationTolerance = 0.01
+
+    /// How far two exact allocation counts per element of `row` may lie apart: its scenario's
+    /// tolerance for its design (``ScenarioKind/allocationTolerance(design:)``), else the default.
+    static func allocationTolerance(of row: RowKey) -> Double {
+        row.scenario.allocationTolerance(design: row.design.design) ?? allocationTolerance
+    }
     /// Instruction counts repeat exactly for one binary inside the measured window; an
     /// increase above 0.5% is a regression (a different binary moves code, and the count a
     /// little, without a change of the design).

@@ -160,7 +160,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             throw ResultsError(
-                "\(url.path): cannot read the noise profile (\(error.localizedDescription)); write one with `scripts/regress --update-baseline` or `stepbench noise`"
+                "\(url.path): cannot read the noise profile (\(error.localizedDescription)); write one from A/A runs of this machine with `stepbench noise`"
             )
         }
         let profile: NoiseProfile

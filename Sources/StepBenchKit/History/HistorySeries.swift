@@ -98,7 +98,8 @@ extension HistorySeries {
         {
             let new = HistorySeries(
                 scenario: row.scenario.rawValue, design: row.design.name, threads: row.threads, metric: metric,
-                exact: exact, tolerance: exact ? tolerance(metric, of: row) : nil, driftSD: nil, points: [])
+                exact: exact, tolerance: exact ? tolerance(metric, of: row) : nil,
+                driftSD: exact ? nil : noise?.driftSD(row, metric), points: [])
             if index[new.key] == nil {
                 index[new.key] = series.count
                 series.append(new)
@@ -127,9 +128,6 @@ extension HistorySeries {
                 add(p.key, .instructionsPerElement, exact: true, run: i, value: p.instructionsPerElement, logs: nil, m)
             }
         }
-        for i in series.indices where !series[i].exact {
-            series[i].driftSD = noise?.entries.first { $0.key == series[i].key }?.driftSD
-        }
         return order(series, folder)
     }
 
@@ -138,9 +136,7 @@ extension HistorySeries {
     static func tolerance(_ metric: Metric, of row: RowKey) -> Tolerance {
         metric == .instructionsPerElement
             ? Tolerance(relative: Comparison.instructionTolerance(design: row.design), absolute: nil)
-            : Tolerance(
-                relative: nil,
-                absolute: row.scenario.allocationTolerance(design: row.design.design) ?? Comparison.allocationTolerance)
+            : Tolerance(relative: nil, absolute: Comparison.allocationTolerance(of: row))
     }
 
     static func measurement(_ file: ResultsFile, row: ResultsFile.Row?) -> [Setting] {

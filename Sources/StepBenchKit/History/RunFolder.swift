@@ -62,7 +62,7 @@ public struct RunFolder: Sendable {
                 skipped.append(Skipped(file: name, reason: reason))
                 continue
             }
-            guard let file = try readRun(path) else {
+            guard let file = try readRun(data, path) else {
                 skipped.append(
                     Skipped(file: name, reason: "names a design, scenario or path this build does not know"))
                 continue
@@ -113,12 +113,12 @@ public struct RunFolder: Sendable {
         return RunFolder(folder: folder, machineId: first.file.machine.machineID, runs: runs, skipped: skipped)
     }
 
-    /// The results file at `path`, or nil when it names a design, scenario or path this build
+    /// The results file `data` (read from `path`), or nil when it names a design, scenario or path this build
     /// does not know (a file of a build with more, or fewer, of them). Throws when it is
     /// unreadable or malformed otherwise.
-    static func readRun(_ path: String) throws -> ResultsFile? {
+    static func readRun(_ data: Data, _ path: String) throws -> ResultsFile? {
         do {
-            return try ResultsFile.read(URL(fileURLWithPath: path))
+            return try ResultsFile.decode(data, from: URL(fileURLWithPath: path))
         } catch let error as ResultsError {
             if case .dataCorrupted(let context)? = error.underlying as? DecodingError,
                 let key = context.codingPath.last?.stringValue, ["design", "scenario", "path"].contains(key)

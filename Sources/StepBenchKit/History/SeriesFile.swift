@@ -16,7 +16,6 @@ public struct SeriesFile: Codable, Equatable, Sendable {
         public var commit: String
         public var dirty: Bool
         public var createdAt: String
-        public var createdEpoch: Double
         public var commitTime: Double?
         /// "commit-time" or "createdAt": what placed the run in the history.
         public var orderedBy: String
@@ -58,7 +57,7 @@ public struct SeriesFile: Codable, Equatable, Sendable {
                 Run(
                     file: r.name, kind: r.file.rows.isEmpty ? "profile" : "results",
                     hasProfiles: !(r.file.profiles ?? []).isEmpty, schema: r.file.schema, commit: r.commit,
-                    dirty: r.file.machine.gitDirty, createdAt: r.file.createdAt, createdEpoch: r.createdEpoch,
+                    dirty: r.file.machine.gitDirty, createdAt: r.file.createdAt,
                     commitTime: r.commitTime, orderedBy: r.commitTime == nil ? "createdAt" : "commit-time")
             },
             skipped: folder.skipped, noiseProfile: noisePath, series: HistorySeries.build(folder, noise: profile))

@@ -14,33 +14,20 @@ public struct PassRequest: Codable, Equatable, Sendable {
     public enum Pass: String, Codable, Sendable { case timing, counting }
 
     public var pass: Pass
-    public var designs: [String]
-    public var scenarios: [ScenarioKind]
-    public var threads: [Int]
-    public var elements: Int?
-    public var preset: Preset
-    public var repetitions: Int
-    public var warmup: Bool
-    public var orderSeed: UInt64
-    public var allowDebug: Bool
+    /// The run the child makes: the asking run's, with the pass's repetitions and order seed.
+    public var configuration: RunConfiguration
 
     /// `configuration`'s selection for `pass`: the timing pass at its repetitions, the counting
     /// pass at as many as the allocation pass (enough to see a count that follows thread timing
-    /// vary).
+    /// vary), both in the order `orderSeed` gives.
     public init(_ configuration: RunConfiguration, pass: Pass, orderSeed: UInt64) {
         self.pass = pass
-        designs = configuration.designs.map(\.rawValue)
-        scenarios = configuration.scenarios
-        threads = configuration.threads
-        elements = configuration.elements
-        preset = configuration.preset
-        repetitions =
+        self.configuration = configuration
+        self.configuration.repetitions =
             pass == .counting
             ? RunPasses.allocationRepetitions(timing: configuration.effectiveRepetitions)
             : configuration.effectiveRepetitions
-        warmup = configuration.warmup
-        self.orderSeed = orderSeed
-        allowDebug = configuration.allowDebug
+        self.configuration.orderSeed = orderSeed
     }
 
     /// Runs the pass in this process (the child's side); a counting pass fails in a build that
@@ -48,24 +35,10 @@ public struct PassRequest: Codable, Equatable, Sendable {
     public func run() throws -> ResultsFile {
         guard pass != .counting || Contention.isCounting else {
             throw ResultsError(
-                "counting pass: this stepbench does not count contention; give the path of a counting build (swift build -c release -Xswiftc -DSTEPBENCH_COUNTING --scratch-path <another folder>)"
+                "counting pass: this stepbench does not count contention; give the path of a counting build (one compiled with STEPBENCH_COUNTING defined, in a build folder of its own)"
             )
         }
-        var configuration = RunConfiguration()
-        configuration.designs = try designs.map { name in
-            guard let design = SteppingDesign(rawValue: name) else {
-                throw ResultsError("\(pass) pass: unknown design '\(name)' (the two builds differ?)")
-            }
-            return design
-        }
-        configuration.scenarios = scenarios
-        configuration.threads = threads
-        configuration.elements = elements
-        configuration.preset = preset
-        configuration.repetitions = repetitions
-        configuration.warmup = warmup
-        configuration.orderSeed = orderSeed
-        configuration.allowDebug = allowDebug
+        var configuration = configuration
         configuration.countsOnly = pass == .counting
         try configuration.validate()
         var runner = BenchmarkRunner(configuration: configuration)
@@ -76,13 +49,13 @@ public struct PassRequest: Codable, Equatable, Sendable {
         return file
     }
 
-    /// Asks `binary` (its `child` command; this binary when nil), with `environment` added to
-    /// this process's, and reads its answer; its progress goes to this process's standard error.
-    public func ask(_ binary: URL? = nil, environment: [String: String] = [:]) throws -> ResultsFile {
-        let binary = binary ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    /// Asks `child`, with `environment` added to this process's, and reads its answer; its
+    /// progress goes to this process's standard error.
+    public func ask(_ child: ChildProcess, environment: [String: String] = [:]) throws -> ResultsFile {
+        let binary = child.executable
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["child"]
+        process.arguments = child.arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let input = Pipe(), output = Pipe()
         process.standardInput = input

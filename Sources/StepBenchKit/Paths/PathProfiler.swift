@@ -22,9 +22,9 @@ public struct PathProfiler {
 
     public init() {}
 
-    /// Profiles `paths` for `designs` and the floor. `binary`: a copy of this tool stripped of
+    /// Profiles `paths` for `designs` and the floor. `child`: a copy of this tool stripped of
     /// debug information (valgrind 3.19 cannot read Swift 6.3's), in `work`.
-    public func profile(paths: [StepPath], designs: [SteppingDesign], binary: URL, work: URL) throws
+    public func profile(paths: [StepPath], designs: [SteppingDesign], child: ChildProcess, work: URL) throws
         -> [ResultsFile.PathRow]
     {
         var synchronising = SynchronisingInstructions()
@@ -42,9 +42,9 @@ public struct PathProfiler {
                     "profiling the paths of \(subject) (\(eventsLow) and \(eventsHigh) events, natively and under callgrind)"
                 )
             }
-            let allocations = try child(binary, request, callgrindOutput: nil)
+            let allocations = try run(child, request, callgrindOutput: nil)
             let output = work.appendingPathComponent("paths.\(subject)")
-            _ = try child(binary, request, callgrindOutput: output)
+            _ = try run(child, request, callgrindOutput: output)
             return (allocations, output)
         }
         for (request, (allocations, output)) in zip(requests, measured) {
@@ -116,20 +116,17 @@ public struct PathProfiler {
 
     /// Runs the child on `request`: natively with exact allocation counts, or under callgrind
     /// writing its dumps to `callgrindOutput`. Returns the child's windows.
-    private func child(_ binary: URL, _ request: PathRequest, callgrindOutput: URL?) throws -> [PathResponse.Window] {
+    private func run(_ child: ChildProcess, _ request: PathRequest, callgrindOutput: URL?) throws
+        -> [PathResponse.Window]
+    {
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_DETERMINISTIC_HASHING"] = "1"  // the same hash seeds, so the same instructions
         // Natively: thread caches off, so jemalloc counts every allocation. Under callgrind: on,
         // as users run it (the timing pass's allocator).
         environment["MALLOC_CONF"] = callgrindOutput == nil ? "tcache:false" : "tcache:true"
-        var command = binary.path, arguments = ["child"]
-        if let callgrindOutput {
-            command = valgrind
-            arguments = [
-                "--tool=callgrind", "--callgrind-out-file=\(callgrindOutput.path)", "--dump-instr=yes",
-                "--compress-strings=no", "--compress-pos=no", binary.path, "child",
-            ]
-        }
+        let (command, arguments) =
+            callgrindOutput.map { child.underCallgrind(valgrind, output: $0) }
+            ?? (child.executable.path, child.arguments)
         let result: Subprocess.Result
         do {
             result = try Subprocess.run(

@@ -41,13 +41,12 @@ extension ResultsFile {
                             exact: [row, floorStep, floor].allSatisfy { $0?.collection != .wholeProcess }))
                 }
             }
-            let byKey = Dictionary(
-                paths.map { ("\($0.path.rawValue) \($0.design)", $0) }, uniquingKeysWith: { a, _ in a })
+            let byKey = Dictionary(paths.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
             for row in paths {
-                guard row.design.design != nil,
-                    let step = byKey["\(row.path.rawValue) \(Subject.floorStep)"]
-                else { continue }
-                let plain = byKey["\(row.path.rawValue) \(Subject.floor)"]
+                guard row.design.design != nil, let step = byKey[.init(path: row.path, subject: .floorStep)] else {
+                    continue
+                }
+                let plain = byKey[.init(path: row.path, subject: .floor)]
                 splits.append(
                     CostSplit(
                         path: row.path.rawValue, design: row.design.name, instructions: row.instructionsPerEvent,

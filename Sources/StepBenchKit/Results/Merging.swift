@@ -46,7 +46,7 @@ extension ResultsFile {
                     continue
                 }
                 let reps = r.repetitions
-                if reps.count == 1 {  // one repetition per process (--fork): keep all it recorded
+                if reps.count == 1 {  // one repetition per process (a forked run): keep all it recorded
                     out.repetitions.append(reps[0])
                     continue
                 }

@@ -35,6 +35,11 @@ extension ResultsFile {
         do { data = try Data(contentsOf: url) } catch {
             throw ResultsError("\(url.path): cannot read (\(error.localizedDescription))")
         }
+        return try decode(data, from: url)
+    }
+
+    /// The results file `data` holds (read from `url`, which errors name), checking its schema.
+    static func decode(_ data: Data, from url: URL) throws -> ResultsFile {
         struct Header: Decodable { var schema: String? }
         guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
             throw ResultsError("\(url.path): not a JSON results file")

@@ -27,6 +27,16 @@ extension ResultsFile.ProfileRow {
     public var key: RowKey { RowKey(scenario: scenario, design: design, threads: 1) }
 }
 
+extension ResultsFile.PathRow {
+    /// What identifies a path row across files: the path and what drove it.
+    public struct Key: Hashable, Sendable {
+        public var path: StepPath
+        public var subject: Subject
+    }
+
+    public var key: Key { Key(path: path, subject: design) }
+}
+
 extension ResultsFile {
     /// The row of `key`, if the file has it.
     public func row(_ key: RowKey) -> Row? { rows.first { $0.key == key } }
