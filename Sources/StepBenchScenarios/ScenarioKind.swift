@@ -151,9 +151,16 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     }
 
     /// Whether two threads race transitions of the subscriber, so that the schedule decides
-    /// which ones run (cancel-race's cancels and inputs; async-park's promise before or after
-    /// the stepper returns).
-    var racesTransitions: Bool { self == .cancelRace || self == .asyncPark }
+    /// which ones run (cancel-race's cancels and inputs; async-step's and async-park's promise,
+    /// fulfilled on another thread before or after the stepper returns).
+    var racesTransitions: Bool {
+        switch self {
+        case .asyncStep, .asyncPark, .cancelRace: true
+        case .syncStep, .staleStorm, .fanOut, .paceJitter, .floorSync, .floorStep, .floorPingPong, .floorAsync,
+            .floorAsyncPark, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace:
+            false
+        }
+    }
 
     /// Whether the count of allocations is fixed by the code (``allocationTolerance(design:)``).
     public func allocationsAreExact(design: SteppingDesign?) -> Bool { allocationTolerance(design: design) != nil }
