@@ -118,7 +118,7 @@ public struct Catalog: Codable, Equatable, Sendable {
         return Catalog(
             designs: SteppingDesign.allCases.map(\.rawValue),
             asynchronousDesigns: SteppingDesign.allCases.filter { !$0.deliversSynchronously }.map(\.rawValue),
-            defaultDesign: SteppingDesign.default.rawValue, referenceDesign: SteppingDesign.seed.rawValue,
+            defaultDesign: SteppingDesign.default.rawValue, referenceDesign: SteppingDesign.reference.rawValue,
             readableSchemas: ResultsFile.readableSchemas,
             scenarios: scenarios, benchmarks: benchmarks,
             gateDesigns: SteppingDesign.allCases.filter { ScenarioKind.syncStep.allocationsAreExact(design: $0) }

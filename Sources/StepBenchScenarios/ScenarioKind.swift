@@ -142,7 +142,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// falls, and each order allocates its own closures. The one declaration.
     public func allocationTolerance(design: SteppingDesign?) -> Double? {
         guard design?.deliversSynchronously ?? true else { return nil }
-        if design?.allocatesPerTransition == true && racesTransitions { return nil }
+        if design?.traits.allocatesPerTransition == true && racesTransitions { return nil }
         switch self {
         case .paceJitter, .floorPace: return nil
         case .cancelRace, .floorCancelRace: return 0.5
@@ -225,10 +225,4 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .floorPace: try FloorPace.run(elements: elements)
         }
     }
-}
-
-extension SteppingDesign {
-    /// Whether the design allocates in its transitions (`seed`: a closure per promise and per
-    /// action), so that a race between transitions decides how many allocations it makes.
-    var allocatesPerTransition: Bool { self == .seed }
 }

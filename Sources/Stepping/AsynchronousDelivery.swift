@@ -1,7 +1,7 @@
-/// Implemented by designs that deliver events to the stepper asynchronously (`actor`).
-/// Tests and benchmarks use it to wait until everything accepted so far has been handled.
-@usableFromInline
-protocol AsynchronousDelivery: AnyObject {
+/// Implemented by designs that deliver events to the stepper on their own executor (the
+/// actors; ``SteppingDesign/Traits/Delivery/onOwnExecutor``). Tests, the conformance kit and
+/// benchmarks use it to wait until everything accepted so far has been handled.
+public protocol AsynchronousDelivery: AnyObject {
     /// Blocks the calling thread until every signal received so far has been processed.
     /// Must not be called from the design's own executor.
     func waitUntilIdle()

@@ -18,33 +18,33 @@
 /// payloads, for tests and descriptions. A reference leaves the machine only in an action:
 /// copied when the caller needs it for a call-out while the machine keeps it, moved out when
 /// the machine dies.
-@usableFromInline
-struct StepStateMachine {
+public struct StepStateMachine {
     /// Identifies the promise handed out with one input. 64 bits, and the increment traps on
     /// overflow rather than wrapping, so a stale promise can never match a later input's id.
-    @usableFromInline
-    typealias PromiseID = UInt64
+    public typealias PromiseID = StepPromiseID
     /// The id no promise has; the valid id once the current promise has acted.
-    @usableFromInline
-    static let noPromiseID: PromiseID = 0
+    public static let noPromiseID: PromiseID = 0
 
-    @usableFromInline
-    struct Subscribed {
-        @usableFromInline var stepper: AnyObject
-        @usableFromInline var subscription: any Subscription
+    /// The references a subscribed machine holds, carried out of it by the actions that kill it.
+    public struct Subscribed {
+        /// The object the design gave ``StepStateMachine/init(stepper:)``.
+        public var stepper: AnyObject
+        /// The first subscription received.
+        public var subscription: any Subscription
         /// The id of the one promise that may still act, or `noPromiseID`.
-        @usableFromInline var validPromiseID: PromiseID
+        public var validPromiseID: PromiseID
 
+        /// Creates the references of a subscribed machine.
         @inlinable
-        init(stepper: AnyObject, subscription: any Subscription, validPromiseID: PromiseID) {
+        public init(stepper: AnyObject, subscription: any Subscription, validPromiseID: PromiseID) {
             self.stepper = stepper
             self.subscription = subscription
             self.validPromiseID = validPromiseID
         }
     }
 
-    @usableFromInline
-    enum State {
+    /// The machine's state with its payloads (see ``state``).
+    public enum State {
         /// Waiting for the subscription from upstream.
         case subscribing(stepper: AnyObject)
         /// Waiting for an input or completion from upstream, or for the current promise.
@@ -61,14 +61,16 @@ struct StepStateMachine {
 
     /// A completion with its failure type erased, so that this type stays non-generic. Only a
     /// re-entrant completion is ever stored (once per subscriber); designs turn it back into
-    /// their `Subscribers.Completion<Failure>` with ``typed(_:)``.
-    @usableFromInline
-    enum Ending {
+    /// their `Subscribers.Completion<Failure>` with ``typed(as:)``.
+    public enum Ending: Sendable {
+        /// Upstream finished.
         case finished
+        /// Upstream failed with this error (of the subscriber's `Failure` type).
         case failure(any Error)
 
+        /// Erases the failure type of `completion`.
         @inlinable
-        init<Failure: Error>(_ completion: Subscribers.Completion<Failure>) {
+        public init<Failure: Error>(_ completion: Subscribers.Completion<Failure>) {
             switch completion {
             case .finished: self = .finished
             case .failure(let error): self = .failure(error)
@@ -77,7 +79,7 @@ struct StepStateMachine {
 
         /// The completion as it came from upstream. Only `Failure` errors are ever stored.
         @inlinable
-        func typed<Failure: Error>(as _: Failure.Type = Failure.self) -> Subscribers.Completion<Failure> {
+        public func typed<Failure: Error>(as _: Failure.Type = Failure.self) -> Subscribers.Completion<Failure> {
             switch self {
             case .finished: .finished
             case .failure(let error): .failure(error as! Failure)
@@ -104,14 +106,17 @@ struct StepStateMachine {
     @usableFromInline private(set) var pendingCompletion: Ending?
     @usableFromInline private(set) var nextPromiseID: PromiseID = 1
 
+    /// Creates a machine waiting for its subscription. `stepper` is whatever object the design
+    /// uses to reach its stepper (a box around the closure): the machine hands it back in the
+    /// actions that call the stepper and releases it when it dies.
     @inlinable
-    init(stepper: AnyObject) {
+    public init(stepper: AnyObject) {
         self.stepper = stepper
     }
 
     /// The machine as one enum with payloads (copies the references: not for hot paths).
     @inlinable
-    var state: State {
+    public var state: State {
         switch phase {
         case .subscribing: .subscribing(stepper: stepper!)
         case .subscribed: .subscribed(subscribed)
@@ -152,20 +157,22 @@ struct StepStateMachine {
 
     /// Whether the machine has completed or been cancelled.
     @inlinable
-    var isDead: Bool { phase == .dead }
+    public var isDead: Bool { phase == .dead }
 
     // MARK: receive(subscription:)
 
-    @usableFromInline
-    enum ReceiveSubscriptionAction {
+    /// What to do after ``receiveSubscription(_:)``.
+    public enum ReceiveSubscriptionAction {
         /// Ask this (first) subscription for `.max(1)`.
         case requestFirst(any Subscription)
         /// Already subscribed, or dead: cancel the subscription just received (RS 2.5).
         case cancel(any Subscription)
     }
 
+    /// `receive(subscription:)`: the first subscription is kept and asked for `.max(1)`; any
+    /// later one, or one after cancel, is cancelled (rule C3).
     @inlinable
-    mutating func receiveSubscription(_ subscription: any Subscription) -> ReceiveSubscriptionAction {
+    public mutating func receiveSubscription(_ subscription: any Subscription) -> ReceiveSubscriptionAction {
         defer { checkInvariants() }
         guard phase == .subscribing else { return .cancel(subscription) }
         phase = .subscribed
@@ -175,8 +182,8 @@ struct StepStateMachine {
 
     // MARK: receive(_:)
 
-    @usableFromInline
-    enum ReceiveInputAction {
+    /// What to do with an input after ``receiveInput()``.
+    public enum ReceiveInputAction {
         /// Call the stepper with the input and a promise carrying `promiseID`, then call
         /// `stepperReturned()`.
         case callStepper(AnyObject, promiseID: PromiseID)
@@ -189,7 +196,7 @@ struct StepStateMachine {
     /// (after the first request, or after the last promise said `.more`). Anything else would
     /// call the stepper while its previous promise is unfulfilled (rule S1).
     @inlinable @inline(__always)  // per element in every design
-    mutating func receiveInput() -> ReceiveInputAction {
+    public mutating func receiveInput() -> ReceiveInputAction {
         defer { checkInvariants() }
         guard phase == .subscribed, validPromiseID == Self.noPromiseID else { return .ignore }
         let id = nextPromiseID
@@ -200,8 +207,8 @@ struct StepStateMachine {
         return .callStepper(stepper.unsafelyUnwrapped, promiseID: id)
     }
 
-    @usableFromInline
-    enum StepperReturnedAction {
+    /// What to do after ``stepperReturned()``.
+    public enum StepperReturnedAction {
         /// Return this demand from `receive(_:)`: `.max(1)` if the promise was fulfilled with
         /// `.more` during the call, else `.none` (also when cancelled during the call).
         case demand(Subscribers.Demand)
@@ -212,7 +219,7 @@ struct StepStateMachine {
 
     /// The stepper returned from an input call.
     @inlinable @inline(__always)  // per element in every design
-    mutating func stepperReturned() -> StepperReturnedAction {
+    public mutating func stepperReturned() -> StepperReturnedAction {
         defer { checkInvariants() }
         guard phase == .stepping else { return .demand(.none) }  // cancelled during the call
         if let completion = pendingCompletion {
@@ -224,8 +231,10 @@ struct StepStateMachine {
 
     // MARK: promise
 
-    @usableFromInline
-    enum CompletePromiseAction {
+    /// What to do after ``completePromise(id:request:)``.
+    public enum CompletePromiseAction {
+        /// Nothing: a stale promise, one that already acted, or `.more` during the stepper call
+        /// (returned as demand when the stepper returns).
         case none
         /// The promise was fulfilled with `.more` after the stepper returned.
         case request(any Subscription)
@@ -237,8 +246,9 @@ struct StepStateMachine {
         case release(Subscribed)
     }
 
+    /// A promise was fulfilled. Only the promise of the current input acts, once (S2, S3).
     @inlinable @inline(__always)  // per element in every design
-    mutating func completePromise(id: PromiseID, request: StepRequest) -> CompletePromiseAction {
+    public mutating func completePromise(id: PromiseID, request: StepRequest) -> CompletePromiseAction {
         defer { checkInvariants() }
         guard phase == .subscribed || phase == .stepping, validPromiseID == id, id != Self.noPromiseID else {
             return .none  // dead, subscribing, or not the valid promise
@@ -260,8 +270,8 @@ struct StepStateMachine {
 
     // MARK: receive(completion:)
 
-    @usableFromInline
-    enum ReceiveCompletionAction {
+    /// What to do after ``receiveCompletion(_:)``.
+    public enum ReceiveCompletionAction {
         /// Call the stepper (`released.stepper`) with the completion, then let go of `released`
         /// (after unlocking). The machine is dead.
         case callStepper(released: Subscribed)
@@ -272,8 +282,9 @@ struct StepStateMachine {
         case ignore
     }
 
+    /// `receive(completion:)`: delivered at once, kept until the stepper returns (C6), or ignored (C5).
     @inlinable
-    mutating func receiveCompletion(_ completion: Ending) -> ReceiveCompletionAction {
+    public mutating func receiveCompletion(_ completion: Ending) -> ReceiveCompletionAction {
         defer { checkInvariants() }
         switch phase {
         case .subscribed:
@@ -288,8 +299,9 @@ struct StepStateMachine {
 
     // MARK: cancel()
 
-    @usableFromInline
-    enum CancelAction {
+    /// What to do after ``cancel()`` or ``receiveCompletionAfterCancel()``.
+    public enum CancelAction {
+        /// Nothing: already dead.
         case none
         /// Cancel `released.subscription`, then let go of `released` after unlocking (R3).
         case cancel(released: Subscribed)
@@ -303,15 +315,17 @@ struct StepStateMachine {
     /// subscription; the stepper asked to stop, so it gets no completion, and upstream, which
     /// has completed, gets no cancel. Let go of the references after unlocking.
     @inlinable
-    mutating func receiveCompletionAfterCancel() -> CancelAction {
+    public mutating func receiveCompletionAfterCancel() -> CancelAction {
         defer { checkInvariants() }
         guard phase != .dead else { return .none }
         let (stepper, subscription) = die()
         return .release(stepper, subscription)
     }
 
+    /// `cancel()` from the subscriber's owner: upstream is cancelled once, or, when nothing may go
+    /// upstream, the references are only released (C4, C6).
     @inlinable
-    mutating func cancel() -> CancelAction {
+    public mutating func cancel() -> CancelAction {
         defer { checkInvariants() }
         switch phase {
         case .dead:

@@ -13,26 +13,35 @@ public enum StepRequest: Sendable, Equatable {
 /// Guarantees: only the promise of the current input acts, and it acts once. Later calls of
 /// the same promise, calls of an older promise, and calls after completion or cancellation do
 /// nothing. May be called from any thread, including synchronously from inside the stepper.
-/// Cost: a value type (a reference and an id for every design but `seed`, whose promise is a
-/// heap-allocated closure, as in the original); calling it costs one synchronised transition.
+/// Cost: a value type (a reference and an id for every built-in design but `seed`, whose promise
+/// is a heap-allocated closure, as in the original); calling it costs one synchronised transition.
+///
+/// A design makes one promise per input, in either of two ways: a value promise,
+/// ``init(target:id:)``, a reference to the subscriber and the input's id (no allocation), or a
+/// closure promise, ``init(_:)`` (one allocation per input). Either way the design, not the
+/// promise, enforces the guarantees above (see <doc:WritingADesign>).
 public struct StepPromise: Sendable {
     @usableFromInline
     enum Storage: Sendable {
-        case target(any StepPromiseTarget, StepStateMachine.PromiseID)
+        case target(any StepPromiseTarget, StepPromiseID)
         case closure(@Sendable (StepRequest) -> Void)
     }
 
     @usableFromInline
     let storage: Storage
 
-    @usableFromInline
-    init(target: any StepPromiseTarget, id: StepStateMachine.PromiseID) {
+    /// A value promise: fulfilling it calls `target.completePromise(id: id, request:)`.
+    /// Allocates nothing; holds one strong reference to `target`.
+    @inlinable
+    public init(target: any StepPromiseTarget, id: StepPromiseID) {
         storage = .target(target, id)
     }
 
-    @usableFromInline
-    init(closure: @escaping @Sendable (StepRequest) -> Void) {
-        storage = .closure(closure)
+    /// A closure promise: fulfilling it calls `body` (on the fulfilling thread, every time it is
+    /// called: `body` must ignore calls after the first, and calls of a stale promise).
+    @inlinable
+    public init(_ body: @escaping @Sendable (StepRequest) -> Void) {
+        storage = .closure(body)
     }
 
     /// Fulfils the promise with `request`. See the type's guarantees.
@@ -47,10 +56,20 @@ public struct StepPromise: Sendable {
     }
 }
 
-/// A subscriber that a ``StepPromise`` reports to. Implemented by every design but `seed`.
-@usableFromInline
-protocol StepPromiseTarget: AnyObject, Sendable {
-    func completePromise(id: StepStateMachine.PromiseID, request: StepRequest)
+/// Identifies the input a value promise belongs to (``StepPromise/init(target:id:)``).
+/// ``StepStateMachine`` hands out increasing ids and never reuses one, so a stale promise
+/// never matches a later input.
+public typealias StepPromiseID = UInt64
+
+/// What a value promise (``StepPromise/init(target:id:)``) reports to: usually the subscriber.
+///
+/// `completePromise(id:request:)` may be called from any thread, any number of times, with any
+/// id ever handed out, during or after the stepper call that received the promise. It must act
+/// only for the current input's id, only once (rules S2 and S3), and it must not call the
+/// stepper, `request` or `cancel` while holding a lock of the design's own.
+public protocol StepPromiseTarget: AnyObject, Sendable {
+    /// The promise `id` was fulfilled with `request`.
+    func completePromise(id: StepPromiseID, request: StepRequest)
 }
 
 /// What a stepper is called with: one input and the promise for the next, or the completion.

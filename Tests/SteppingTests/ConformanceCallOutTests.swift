@@ -44,7 +44,7 @@ struct ConformanceCallOutTests {
         "C6: promise(.cancel) or cancel() after a re-entrant completion: nothing upstream, no completion",
         arguments: testedDesigns)
     func test_rule_C6_cancelAfterReentrantCompletion(design: SteppingDesign) {
-        expecting(design, breaks: .reentrantCompletion) { Self.cancelAfterReentrantCompletion(design) }
+        expecting(design, breaks: .c6) { Self.cancelAfterReentrantCompletion(design) }
     }
 
     static func cancelAfterReentrantCompletion(_ design: SteppingDesign) {

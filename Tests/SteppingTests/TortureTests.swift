@@ -14,12 +14,12 @@ struct TortureTests {
         case releaseCallback = "release-callback", reentrantCompletion = "reentrant-completion"
         case demandIgnoring = "demand-ignoring", doubleCompletion = "double-completion"
 
-        /// The rule the original (`seed`) breaks in this case, if any.
-        var seedBreaks: SeedKnownIssue? {
+        /// The rule a design that declares it broken fails in this case (a known issue), if any.
+        var exposes: SteppingRule? {
             switch self {
-            case .releaseCallback: .releaseUnderLock
-            case .reentrantCompletion: .reentrantCompletion
-            case .demandIgnoring: .demandIgnoringUpstream
+            case .releaseCallback: .r3
+            case .reentrantCompletion: .c6
+            case .demandIgnoring: .s1
             default: nil
             }
         }
@@ -59,8 +59,9 @@ struct TortureTests {
 
     @Test("every design survives every case", arguments: Case.allCases, SteppingDesign.allCases)
     func test_torture(torture: Case, design: SteppingDesign) throws {
-        // A deadlock is expected only where seed's known issue is one: keep that wait short.
-        let watchdog = design == .seed && torture.seedBreaks == .releaseUnderLock ? 5 : 60
+        // A deadlock is expected only where a known issue is one (R3: release under the lock):
+        // keep that wait short.
+        let watchdog = torture.exposes == .r3 && design.traits.knownIssue(.r3) != nil ? 5 : 60
         let (status, reason, output) = try Self.child([torture.rawValue, design.rawValue, String(watchdog)])
         let check = {
             let how =
@@ -71,8 +72,8 @@ struct TortureTests {
                 !output.contains("WARNING: ThreadSanitizer"),
                 "\(design) \(torture.rawValue): ThreadSanitizer\n\(output.suffix(3_000))")
         }
-        if let issue = torture.seedBreaks {
-            expecting(design, breaks: issue, in: check)
+        if let rule = torture.exposes {
+            expecting(design, breaks: rule, in: check)
         } else {
             check()
         }

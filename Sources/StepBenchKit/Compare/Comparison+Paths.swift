@@ -74,12 +74,10 @@ extension Comparison {
     }
 
     /// How far two builds' instruction counts of one design may lie apart and still be the same
-    /// code: ``instructionTolerance`` (0.5%), except for `actor-stream`, whose count follows
-    /// where the binary's code lies (the concurrency runtime's caches hash addresses):
-    /// deterministic for one binary, it moves by a few percent between builds that differ
-    /// elsewhere. Held to 5%, its gate still catches a change of its own mailbox or task
-    /// machinery, which costs thousands of instructions per element.
+    /// code: ``instructionTolerance`` (0.5%), unless the design's traits declare their own
+    /// (``SteppingDesign/Traits/instructionTolerance``: a count that follows where the binary's
+    /// code lies).
     static func instructionTolerance(design: Subject) -> Double {
-        design == .design(.actorStream) ? 0.05 : instructionTolerance
+        design.design?.traits.instructionTolerance ?? instructionTolerance
     }
 }

@@ -66,12 +66,12 @@ public struct DetectorCalibration: Codable, Equatable, Sendable {
     }
 
     /// The metric a timing gate can trust on a shared VM: a design paired with its floor, for the
-    /// designs one chooses among (synchronous, and not `seed`, the reference port).
+    /// designs one chooses among (synchronous, and not the reference port).
     public static func isPaired(_ entry: NoiseProfile.Entry) -> Bool {
         guard entry.metric == .nsPerElementVsFloor, let design = SteppingDesign(rawValue: entry.design) else {
             return false
         }
-        return design.deliversSynchronously && design != .seed
+        return design.deliversSynchronously && !design.traits.isReference
     }
 
     /// Calibrates the detector on `profile` (named `name` in the result) with `trials` synthetic

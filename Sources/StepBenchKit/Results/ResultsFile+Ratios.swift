@@ -1,8 +1,10 @@
 import Foundation
 import StepBenchScenarios
+import Stepping
 
 extension ResultsFile {
-    /// Fills in the ratios to `seed` and to the floor rows, and ``harnessWarnings``.
+    /// Fills in the ratios to the reference design (`ratioToSeed`, its name on disk) and to the
+    /// floor rows, and ``harnessWarnings``.
     public mutating func computeRatios() {
         var warnings: [String] = []
         defer { harnessWarnings = warnings.isEmpty ? nil : warnings }
@@ -13,8 +15,8 @@ extension ResultsFile {
             rows[i].oversubscribed = machine.cores > 0 && rows[i].threads > machine.cores ? true : nil
             guard var summary = rows[i].summary else { continue }
             let row = rows[i]
-            if !row.scenario.isFloor, let seed = find(row.scenario, .design(.seed), row.threads) {
-                summary.ratioToSeed = summary.nsPerElement.median / seed.nsPerElement.median
+            if !row.scenario.isFloor, let reference = find(row.scenario, .design(.reference), row.threads) {
+                summary.ratioToSeed = summary.nsPerElement.median / reference.nsPerElement.median
             }
             if let floorKind = row.scenario.floor {
                 let floorThreads = floorKind.threadCounts(requested: [row.threads]).first ?? 1

@@ -44,13 +44,13 @@ public enum StepPath: String, CaseIterable, Sendable, Codable {
     public var hasFloor: Bool { [.syncMore, .deferredMore, .subscribeComplete].contains(self) }
 
     /// Whether `subject` has this path: the floor only where ``hasFloor``; floor-step every
-    /// path; `seed` has no re-entrant completion (it drops it: CONFORMANCE.md, what the original
-    /// gets wrong), so its driver would wait for a completion that never comes.
+    /// path; a design that declares rule C6 broken drops a re-entrant completion, so its
+    /// re-entrant-completion driver would wait for a completion that never comes.
     public func isDefined(for subject: Subject) -> Bool {
         switch subject {
         case .floor: hasFloor
         case .floorStep: true
-        case .design(let design): !(self == .reentrantCompletion && design == .seed)
+        case .design(let design): !(self == .reentrantCompletion && design.traits.knownIssue(.c6) != nil)
         }
     }
 

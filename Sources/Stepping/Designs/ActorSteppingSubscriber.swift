@@ -63,3 +63,10 @@ final class ActorSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
 
     @usableFromInline var mailboxDescription: String { mailbox.description }
 }
+
+extension SteppingDesign {
+    /// An actor owns the state machine; signals reach it through one ordered mailbox (a ring of
+    /// recycled slots, drained on the actor's queue until it is empty) and demand goes upstream
+    /// from the actor (`receive(_:)` returns `.none`). No allocation per element.
+    public static let actor = SteppingDesign(name: "actor", traits: Traits(delivery: .onOwnExecutor), maker: .actor)
+}

@@ -165,3 +165,16 @@ actor StreamStepActor<Input, Failure: Error> {
         }
     }
 }
+
+extension SteppingDesign {
+    /// The straightforward actor: as ``actor``, but its mailbox is an `AsyncStream`. Shows what
+    /// the obvious actor costs (allocations and task machinery per signal). Its instruction count
+    /// follows where the binary's code lies (the concurrency runtime's caches hash addresses):
+    /// deterministic for one binary, it moves by a few percent between builds that differ
+    /// elsewhere, so its gate allows 5% (a change of its own mailbox or task machinery costs
+    /// thousands of instructions per element).
+    public static let actorStream = SteppingDesign(
+        name: "actor-stream",
+        traits: Traits(delivery: .onOwnExecutor, allocatesPerElement: true, instructionTolerance: 0.05),
+        maker: .actorStream)
+}

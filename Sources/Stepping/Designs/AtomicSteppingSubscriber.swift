@@ -239,3 +239,9 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         }
     }
 }
+
+extension SteppingDesign {
+    /// Lock-free: the whole state in one atomic word, one compare-exchange per transition. No
+    /// allocation per element. The default design.
+    public static let atomic = SteppingDesign(name: "atomic", traits: Traits(), maker: .atomic)
+}

@@ -86,3 +86,8 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         action.perform()
     }
 }
+
+extension SteppingDesign {
+    /// `NSLock` around ``StepStateMachine``; value promises, enum actions, no allocation per element.
+    public static let locked = SteppingDesign(name: "locked", traits: Traits(), maker: .locked)
+}

@@ -70,3 +70,8 @@ final class MutexSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
         locked { Unchecked($0.value.completePromise(id: id, request: request)) }.value.perform()
     }
 }
+
+extension SteppingDesign {
+    /// `Synchronization.Mutex` around ``StepStateMachine``; otherwise as ``locked``.
+    public static let mutex = SteppingDesign(name: "mutex", traits: Traits(), maker: .mutex)
+}

@@ -132,7 +132,7 @@ final class SeedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
             subscribed.validPromiseId = promiseId
             l_state = .stepping(.init(subscribed: subscribed, shouldRequestMore: false))
             return { [stepper = subscribed.stepper] in
-                stepper(.input(input, StepPromise(closure: promise)))
+                stepper(.input(input, StepPromise(promise)))
                 let demand: Subscribers.Demand = self.lock.sync {
                     // The only possible states now are .stepping and .dead.
                     guard case .stepping(let stepping) = self.l_state else {
@@ -193,4 +193,28 @@ extension NSLock {
         defer { unlock() }
         return body()
     }
+}
+
+extension SteppingDesign {
+    /// Faithful port of the original NSLock subscriber: closures for promises and actions (two
+    /// heap allocations per element). The reference row; kept as written, flaws included.
+    public static let seed = SteppingDesign(
+        name: "seed",
+        traits: Traits(
+            allocatesPerTransition: true,
+            knownIssues: [
+                .init(
+                    .s1, "an input sent with no demand outstanding reaches the stepper while its promise is unfulfilled"
+                ),
+                .init(
+                    .c6,
+                    "a completion delivered from inside the stepper call is dropped (a cancel that follows it still goes upstream), and the stepper and subscription stay referenced"
+                ),
+                .init(
+                    .r3,
+                    "the stepper is released while the lock is held: a deinit that calls back into the subscriber deadlocks"
+                ),
+            ],
+            isReference: true),
+        maker: .seed)
 }
