@@ -10,6 +10,8 @@ import PackageDescription
 
 let products: [Product] = [
     .library(name: "Stepping", targets: ["Stepping"]),
+    .library(name: "SteppingConformance", targets: ["SteppingConformance"]),
+    .library(name: "SteppingConformanceTesting", targets: ["SteppingConformanceTesting"]),
     .executable(name: "stepbench", targets: ["stepbench"]),
 ]
 let targets: [Target] = [
@@ -29,26 +31,40 @@ let targets: [Target] = [
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]
     ),
+    // The conformance kit: every rule of docs/CONFORMANCE.md as checks any design can run.
+    .target(
+        name: "SteppingConformance",
+        dependencies: ["Stepping", "StepBenchScenarios", .product(name: "OpenCombine", package: "OpenCombine")]
+    ),
+    // The kit's adapter for Swift Testing: failures as issues, declared known issues as known issues.
+    .target(name: "SteppingConformanceTesting", dependencies: ["SteppingConformance", "Stepping"]),
     // Helpers of every test target and the torture child; the tests take the suite's own
-    // upstream and generator from StepBenchScenarios.
+    // upstream and generator from StepBenchScenarios, probes and scripted upstreams from the kit.
     .target(
         name: "TestSupport",
-        dependencies: ["Stepping", "StepBenchScenarios"],
+        dependencies: ["Stepping", "StepBenchScenarios", "SteppingConformance"],
         path: "Tests/TestSupport"
     ),
     .testTarget(
         name: "SteppingTests",
         dependencies: [
-            "Stepping", "StepBenchScenarios", "TestSupport",
+            "Stepping", "StepBenchScenarios", "TestSupport", "SteppingConformanceTesting",
             .product(name: "OpenCombine", package: "OpenCombine"),
             .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+        ]
+    ),
+    // A design from outside the library, through the public products alone (no @testable).
+    .testTarget(
+        name: "OutsideDesignTests",
+        dependencies: [
+            "Stepping", "SteppingConformanceTesting", .product(name: "OpenCombine", package: "OpenCombine"),
         ]
     ),
     // The torture cases, one per child process (Tests/SteppingTests/TortureTests.swift runs it),
     // so that a case that crashes or deadlocks one design cannot hide the others.
     .executableTarget(
         name: "SteppingTorture",
-        dependencies: ["Stepping", "TestSupport", .product(name: "OpenCombine", package: "OpenCombine")],
+        dependencies: ["Stepping", "SteppingConformance"],
         path: "Tests/SteppingTorture"
     ),
     // The measuring targets: each tool links its allocator (above).
@@ -65,7 +81,7 @@ let targets: [Target] = [
     .target(
         name: "StepBenchCLI",
         dependencies: [
-            "StepBenchKit", "Stepping",
+            "StepBenchKit", "Stepping", "SteppingConformance",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]
     ),

@@ -37,6 +37,7 @@ enum CommaSeparated {
 
     static func designs(_ text: String) throws -> [SteppingDesign] { try names(text, noun: "design") }
     static func scenarios(_ text: String) throws -> [ScenarioKind] { try names(text, noun: "scenario") }
+    static func rules(_ text: String) throws -> [SteppingRule] { try names(text, noun: "rule") }
     /// Paths, or `none` for no path.
     static func paths(_ text: String) throws -> [StepPath] {
         text.trimmingCharacters(in: .whitespaces) == "none" ? [] : try names(text, noun: "path")

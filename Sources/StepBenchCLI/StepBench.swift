@@ -10,12 +10,12 @@ public struct StepBench: ParsableCommand {
         discussion: """
             Exit status: 0 success; 1 bad input or a failure (unknown names, bad counts, unreadable \
             or wrong-schema files, unwritable outputs, a tool that could not run); 2 `compare` found \
-            a regression; 3 `run` measured a scenario that failed its own verification (the results \
+            a regression, or `conform` a design that breaks a rule it does not declare; 3 `run` measured a scenario that failed its own verification (the results \
             file marks it, and is written).
             """,
         subcommands: [
             Run.self, List.self, Compare.self, Paired.self, Noise.self, Merge.self, Profile.self, Export.self,
-            Machine.self, Calibrate.self, Series.self,
+            Machine.self, Calibrate.self, Series.self, Conform.self,
             Child.self,
         ])
 
@@ -74,7 +74,7 @@ public struct StepBench: ParsableCommand {
 }
 
 extension ExitCode {
-    /// `compare`: a regression.
+    /// `compare`: a regression; `conform`: a design that does not conform.
     static let regression = ExitCode(2)
     /// `run`: a scenario failed its own verification.
     static let verificationFailed = ExitCode(3)

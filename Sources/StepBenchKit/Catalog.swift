@@ -92,6 +92,9 @@ public struct Catalog: Codable, Equatable, Sendable {
     public var perElementScenario: String? = nil
     public var crossThreadScenario: String? = nil
     public var contendedScenarios: [String] = []
+    /// The rules each design declares it breaks (`SteppingDesign.Traits.knownIssues`), by rule id;
+    /// designs that declare none are absent. `stepbench conform` reports these as known issues.
+    public var knownIssues: [String: [String]] = [:]
 
     public static var current: Catalog {
         func design(_ d: SteppingDesign?) -> String { (d.map(Subject.design) ?? .floor).name }
@@ -143,7 +146,11 @@ public struct Catalog: Codable, Equatable, Sendable {
             apiFloorScenario: ScenarioKind.floorStep.rawValue,
             perElementScenario: ScenarioKind.syncStep.rawValue,
             crossThreadScenario: ScenarioKind.asyncStep.rawValue,
-            contendedScenarios: [ScenarioKind.staleStorm, .fanOut].map(\.rawValue))
+            contendedScenarios: [ScenarioKind.staleStorm, .fanOut].map(\.rawValue),
+            knownIssues: SteppingDesign.allCases.reduce(into: [:]) { issues, design in
+                let rules = design.traits.knownIssues.map(\.rule.rawValue)
+                if !rules.isEmpty { issues[design.name] = rules }
+            })
     }
 }
 
@@ -171,6 +178,7 @@ extension Catalog {
             apiFloorScenario: try c.decodeIfPresent(String.self, forKey: .apiFloorScenario),
             perElementScenario: try c.decodeIfPresent(String.self, forKey: .perElementScenario),
             crossThreadScenario: try c.decodeIfPresent(String.self, forKey: .crossThreadScenario),
-            contendedScenarios: try c.decodeIfPresent([String].self, forKey: .contendedScenarios) ?? [])
+            contendedScenarios: try c.decodeIfPresent([String].self, forKey: .contendedScenarios) ?? [],
+            knownIssues: try c.decodeIfPresent([String: [String]].self, forKey: .knownIssues) ?? [:])
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 @preconcurrency import OpenCombine
 
 /// A stepping design: a description (its name and ``Traits``) plus how it makes a subscriber.
@@ -7,64 +8,81 @@
 /// describe a design of its own with ``init(name:traits:factory:)`` and hand it to `step`, `pace`,
 /// the conformance kit and the bench like a built-in (see <doc:WritingADesign>).
 ///
-/// Two designs are equal when their names are: a name identifies a design in results files.
+/// A design is a trivial value (an identity; its description is looked up when asked for), so
+/// the measuring code can pass it, and what holds it, without reference counting.
 public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable, CustomStringConvertible {
-    /// The design's name in results, tables and on the command line: lowercase words joined by
-    /// `-`, unique among the designs of a run.
-    public let name: String
-    /// What the suite needs to know about the design: how it delivers, what it allocates, the
-    /// rules it breaks, how exact its counts are.
-    public let traits: Traits
-    @usableFromInline let maker: Maker
+    @usableFromInline let id: ID
 
-    /// How a subscriber is made. The built-ins are cases, so that ``makeSubscriber(stepper:)``,
-    /// inlined into its caller, builds their stepper box where `Input` and `Failure` are
-    /// concrete (see `StepperBox`); an outside design is called through its factory.
+    /// Which design: a built-in, or the n-th outside design described in this process.
     @usableFromInline
-    enum Maker: Sendable {
+    enum ID: Hashable, Sendable {
         case seed, locked, mutex, atomic, actor, actorStream
-        case factory(any SteppingSubscriberFactory)
+        case outside(Int)
+    }
+
+    /// A design's name and traits, declared once, beside its code.
+    struct Description: Sendable {
+        var name: String
+        var traits: Traits
     }
 
     @usableFromInline
-    init(name: String, traits: Traits, maker: Maker) {
-        self.name = name
-        self.traits = traits
-        self.maker = maker
-    }
+    init(id: ID) { self.id = id }
 
     /// Describes a design of your own: `factory` makes its subscribers, `traits` say how it
-    /// behaves (the conformance kit checks the claims it can).
+    /// behaves (the conformance kit checks the claims it can). Describe each design once (a
+    /// `static let`): every call registers a new design, and designs are equal only to
+    /// themselves, whatever their names.
     public init(name: String, traits: Traits = Traits(), factory: some SteppingSubscriberFactory) {
-        self.init(name: name, traits: traits, maker: .factory(factory))
+        id = .outside(OutsideDesigns.shared.add(Description(name: name, traits: traits), factory))
+    }
+
+    /// The design's name in results, tables and on the command line: lowercase words joined by
+    /// `-`, unique among the designs of a run.
+    public var name: String { description(of: id).name }
+
+    /// What the suite needs to know about the design: how it delivers, what it allocates, the
+    /// rules it breaks, how exact its counts are.
+    public var traits: Traits { description(of: id).traits }
+
+    private func description(of id: ID) -> Description {
+        switch id {
+        case .seed: Self.seedDescription
+        case .locked: Self.lockedDescription
+        case .mutex: Self.mutexDescription
+        case .atomic: Self.atomicDescription
+        case .actor: Self.actorDescription
+        case .actorStream: Self.actorStreamDescription
+        case .outside(let index): OutsideDesigns.shared.description(index)
+        }
     }
 
     /// Creates a subscriber of this design that calls `stepper` for each input and the completion.
     /// Inlinable, so that a built-in design's per-element event is built where the types are
-    /// concrete (see `StepperBox.input`).
+    /// concrete (see `StepperBox.input`); an outside design is made by its factory.
     @inlinable
     public func makeSubscriber<Input, Failure: Error>(
         stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void
     ) -> any SteppingSubscriber<Input, Failure> {
-        switch maker {
+        switch id {
         case .seed: SeedSteppingSubscriber(stepper: stepper)
         case .locked: LockedSteppingSubscriber(stepper: stepper)
         case .mutex: MutexSteppingSubscriber(stepper: stepper)
         case .atomic: AtomicSteppingSubscriber(stepper: stepper)
         case .actor: ActorSteppingSubscriber(stepper: stepper)
         case .actorStream: ActorStreamSteppingSubscriber(stepper: stepper)
-        case .factory(let factory): factory.makeSubscriber(stepper: stepper)
+        case .outside(let index): OutsideDesigns.shared.factory(index).makeSubscriber(stepper: stepper)
         }
     }
 
     /// The built-in designs, in the order tables show them.
-    public static var allCases: [SteppingDesign] { [.seed, .locked, .mutex, .atomic, .actor, .actorStream] }
+    public static let allCases: [SteppingDesign] = [.seed, .locked, .mutex, .atomic, .actor, .actorStream]
 
     /// The design `step` and `pace` use unless told otherwise.
-    public static var `default`: SteppingDesign { .atomic }
+    @inlinable public static var `default`: SteppingDesign { .atomic }
 
     /// The design every report compares to (the built-in whose traits say ``Traits/isReference``).
-    public static var reference: SteppingDesign { allCases.first { $0.traits.isReference }! }
+    public static let reference: SteppingDesign = allCases.first { $0.traits.isReference }!
 
     /// The built-in design named `rawValue`, or nil.
     public init?(rawValue: String) {
@@ -75,9 +93,6 @@ public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable
     /// The design's ``name``.
     public var rawValue: String { name }
     public var description: String { name }
-
-    public static func == (a: SteppingDesign, b: SteppingDesign) -> Bool { a.name == b.name }
-    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     /// Whether the stepper is called synchronously from `receive(_:)`, so that a `.more`
     /// fulfilled during the call is returned as demand (rule D3). See ``Traits/Delivery``.
@@ -102,4 +117,22 @@ public protocol SteppingSubscriberFactory: Sendable {
     func makeSubscriber<Input, Failure: Error>(
         stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void
     ) -> any SteppingSubscriber<Input, Failure>
+}
+
+/// The outside designs described in this process, in the order they were described.
+@usableFromInline
+final class OutsideDesigns: @unchecked Sendable {  // `entries` behind `lock`; entries never change
+    @usableFromInline static let shared = OutsideDesigns()
+    private let lock = NSLock()
+    private var entries: [(SteppingDesign.Description, any SteppingSubscriberFactory)] = []
+
+    func add(_ description: SteppingDesign.Description, _ factory: any SteppingSubscriberFactory) -> Int {
+        lock.withLock {
+            entries.append((description, factory))
+            return entries.count - 1
+        }
+    }
+
+    func description(_ index: Int) -> SteppingDesign.Description { lock.withLock { entries[index].0 } }
+    @usableFromInline func factory(_ index: Int) -> any SteppingSubscriberFactory { lock.withLock { entries[index].1 } }
 }

@@ -15,6 +15,7 @@
 import Foundation
 @preconcurrency import OpenCombine
 import Stepping
+import SteppingConformance
 
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "--list" {
@@ -36,7 +37,7 @@ else {
             """.utf8))
     exit(2)
 }
-let progress = Progress(label: "\(design) \(torture.rawValue)")
+let progress = TortureProgress(label: "\(design) \(torture.rawValue)")
 progress.startWatchdog(seconds: watchdogSeconds)
 let violations = torture.run(design, progress)
 if violations.isEmpty {

@@ -19,17 +19,22 @@ let package = Package(
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
-        .target(name: "TestSupport", dependencies: ["Stepping", "StepBenchScenarios"], path: "Tests/TestSupport"),
+        .target(
+            name: "SteppingConformance",
+            dependencies: ["Stepping", "StepBenchScenarios", .product(name: "OpenCombine", package: "OpenCombine")]),
+        .target(name: "SteppingConformanceTesting", dependencies: ["SteppingConformance", "Stepping"]),
+        .target(
+            name: "TestSupport", dependencies: ["Stepping", "StepBenchScenarios", "SteppingConformance"],
+            path: "Tests/TestSupport"),
         .testTarget(
             name: "SteppingTests",
             dependencies: [
-                "Stepping", "StepBenchScenarios", "TestSupport",
+                "Stepping", "StepBenchScenarios", "TestSupport", "SteppingConformanceTesting",
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]),
         .executableTarget(
             name: "SteppingTorture",
-            dependencies: ["Stepping", "TestSupport", .product(name: "OpenCombine", package: "OpenCombine")],
-            path: "Tests/SteppingTorture"),
+            dependencies: ["Stepping", "SteppingConformance"], path: "Tests/SteppingTorture"),
     ]
 )

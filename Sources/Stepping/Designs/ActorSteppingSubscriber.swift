@@ -68,5 +68,7 @@ extension SteppingDesign {
     /// An actor owns the state machine; signals reach it through one ordered mailbox (a ring of
     /// recycled slots, drained on the actor's queue until it is empty) and demand goes upstream
     /// from the actor (`receive(_:)` returns `.none`). No allocation per element.
-    public static let actor = SteppingDesign(name: "actor", traits: Traits(delivery: .onOwnExecutor), maker: .actor)
+    @inlinable public static var actor: SteppingDesign { SteppingDesign(id: .actor) }
+
+    static let actorDescription = Description(name: "actor", traits: Traits(delivery: .onOwnExecutor))
 }

@@ -173,8 +173,9 @@ extension SteppingDesign {
     /// deterministic for one binary, it moves by a few percent between builds that differ
     /// elsewhere, so its gate allows 5% (a change of its own mailbox or task machinery costs
     /// thousands of instructions per element).
-    public static let actorStream = SteppingDesign(
+    @inlinable public static var actorStream: SteppingDesign { SteppingDesign(id: .actorStream) }
+
+    static let actorStreamDescription = Description(
         name: "actor-stream",
-        traits: Traits(delivery: .onOwnExecutor, allocatesPerElement: true, instructionTolerance: 0.05),
-        maker: .actorStream)
+        traits: Traits(delivery: .onOwnExecutor, allocatesPerElement: true, instructionTolerance: 0.05))
 }

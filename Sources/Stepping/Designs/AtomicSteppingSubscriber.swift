@@ -243,5 +243,7 @@ final class AtomicSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
 extension SteppingDesign {
     /// Lock-free: the whole state in one atomic word, one compare-exchange per transition. No
     /// allocation per element. The default design.
-    public static let atomic = SteppingDesign(name: "atomic", traits: Traits(), maker: .atomic)
+    @inlinable public static var atomic: SteppingDesign { SteppingDesign(id: .atomic) }
+
+    static let atomicDescription = Description(name: "atomic", traits: Traits())
 }

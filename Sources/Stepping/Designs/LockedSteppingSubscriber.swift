@@ -89,5 +89,7 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
 
 extension SteppingDesign {
     /// `NSLock` around ``StepStateMachine``; value promises, enum actions, no allocation per element.
-    public static let locked = SteppingDesign(name: "locked", traits: Traits(), maker: .locked)
+    @inlinable public static var locked: SteppingDesign { SteppingDesign(id: .locked) }
+
+    static let lockedDescription = Description(name: "locked", traits: Traits())
 }

@@ -73,5 +73,7 @@ final class MutexSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
 
 extension SteppingDesign {
     /// `Synchronization.Mutex` around ``StepStateMachine``; otherwise as ``locked``.
-    public static let mutex = SteppingDesign(name: "mutex", traits: Traits(), maker: .mutex)
+    @inlinable public static var mutex: SteppingDesign { SteppingDesign(id: .mutex) }
+
+    static let mutexDescription = Description(name: "mutex", traits: Traits())
 }

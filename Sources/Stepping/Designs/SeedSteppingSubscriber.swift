@@ -198,7 +198,9 @@ extension NSLock {
 extension SteppingDesign {
     /// Faithful port of the original NSLock subscriber: closures for promises and actions (two
     /// heap allocations per element). The reference row; kept as written, flaws included.
-    public static let seed = SteppingDesign(
+    @inlinable public static var seed: SteppingDesign { SteppingDesign(id: .seed) }
+
+    static let seedDescription = Description(
         name: "seed",
         traits: Traits(
             allocatesPerTransition: true,
@@ -215,6 +217,5 @@ extension SteppingDesign {
                     "the stepper is released while the lock is held: a deinit that calls back into the subscriber deadlocks"
                 ),
             ],
-            isReference: true),
-        maker: .seed)
+            isReference: true))
 }

@@ -2,17 +2,16 @@ import Foundation
 @preconcurrency import OpenCombine
 import Stepping
 import Synchronization
-import TestSupport
 
 /// A stepper that records what it is given and checks rule S1 as it goes: never two calls at
 /// once, never a second input while the previous promise is unfulfilled, nothing after the
 /// completion. `reaction` runs inside the stepper call (to fulfil the promise synchronously).
-final class StepperProbe<Input: Sendable & Equatable>: @unchecked Sendable {  // state behind `lock`
-    enum Event: Equatable, CustomStringConvertible {
+package final class StepperProbe<Input: Sendable & Equatable>: @unchecked Sendable {  // state behind `lock`
+    package enum Event: Equatable, CustomStringConvertible {
         case input(Input)
         case finished
         case failure(TestError)
-        var description: String {
+        package var description: String {
             switch self {
             case .input(let i): "input(\(i))"
             case .finished: "finished"
@@ -22,7 +21,7 @@ final class StepperProbe<Input: Sendable & Equatable>: @unchecked Sendable {  //
     }
 
     /// Runs inside the stepper for each input; fulfil promises through `probe.fulfil`.
-    typealias Reaction = @Sendable (_ probe: StepperProbe, _ index: Int, _ input: Input) -> Void
+    package typealias Reaction = @Sendable (_ probe: StepperProbe, _ index: Int, _ input: Input) -> Void
 
     private let lock = NSLock()
     private var _events: [Event] = []
@@ -35,30 +34,30 @@ final class StepperProbe<Input: Sendable & Equatable>: @unchecked Sendable {  //
     private var _completed = false
     private let active = Atomic<Int>(0)
     /// Lets R1 tests watch the stepper being released: the stepper closure retains it.
-    let token = Token()
-    final class Token: Sendable {}
+    package let token = Token()
+    package final class Token: Sendable {}
 
-    init(reaction: Reaction? = nil) { _reaction = reaction }
+    package init(reaction: Reaction? = nil) { _reaction = reaction }
 
-    var reaction: Reaction? {
+    package var reaction: Reaction? {
         get { lock.withLock { _reaction } }
         set { lock.withLock { _reaction = newValue } }
     }
-    var onCompletion: (@Sendable () -> Void)? {
+    package var onCompletion: (@Sendable () -> Void)? {
         get { lock.withLock { _onCompletion } }
         set { lock.withLock { _onCompletion = newValue } }
     }
-    var events: [Event] { lock.withLock { _events } }
-    var inputs: [Input] { events.compactMap { if case .input(let i) = $0 { i } else { nil } } }
-    var completions: Int { events.filter { if case .input = $0 { false } else { true } }.count }
-    var promises: [StepPromise] { lock.withLock { _promises } }
-    var violations: [String] { lock.withLock { _violations } }
+    package var events: [Event] { lock.withLock { _events } }
+    package var inputs: [Input] { events.compactMap { if case .input(let i) = $0 { i } else { nil } } }
+    package var completions: Int { events.filter { if case .input = $0 { false } else { true } }.count }
+    package var promises: [StepPromise] { lock.withLock { _promises } }
+    package var violations: [String] { lock.withLock { _violations } }
     /// The promise handed over with input number `index` (0-based).
-    func promise(_ index: Int) -> StepPromise { lock.withLock { _promises[index] } }
-    var latestPromise: StepPromise? { lock.withLock { _promises.last } }
+    package func promise(_ index: Int) -> StepPromise { lock.withLock { _promises[index] } }
+    package var latestPromise: StepPromise? { lock.withLock { _promises.last } }
 
     /// The stepper to pass to a subscriber.
-    func stepper<Failure: Error>(_ failure: Failure.Type = TestError.self)
+    package func stepper<Failure: Error>(_ failure: Failure.Type = TestError.self)
         -> @Sendable (StepEvent<Input, Failure>) -> Void
     {
         let token = self.token
@@ -103,7 +102,7 @@ final class StepperProbe<Input: Sendable & Equatable>: @unchecked Sendable {  //
 
     /// Fulfils promise `index` and notes it, so the S1 check knows the latest promise said
     /// `.more`. Tests fulfil promises only through here.
-    func fulfil(_ index: Int, _ request: StepRequest) {
+    package func fulfil(_ index: Int, _ request: StepRequest) {
         let promise = lock.withLock { () -> StepPromise in
             if request == .more && index == _promises.count - 1 { _latestFulfilled = true }
             return _promises[index]
@@ -111,7 +110,7 @@ final class StepperProbe<Input: Sendable & Equatable>: @unchecked Sendable {  //
         guarded("promise \(index)(\(request))") { promise(request) }
     }
 
-    func fulfilLatest(_ request: StepRequest) {
+    package func fulfilLatest(_ request: StepRequest) {
         fulfil(lock.withLock { _promises.count - 1 }, request)
     }
 

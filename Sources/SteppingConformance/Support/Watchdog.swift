@@ -6,8 +6,8 @@ import Foundation
 /// operation has run longer than its limit, prints which one (design, step) to stderr and
 /// exits the test process with status 3. A design that holds its lock while calling the
 /// stepper, `request` or `cancel` deadlocks in the re-entrancy tests and is reported this way.
-final class Watchdog: @unchecked Sendable {  // `inFlight` behind `lock`
-    static let shared = Watchdog()
+package final class Watchdog: @unchecked Sendable {  // `inFlight` behind `lock`
+    package static let shared = Watchdog()
 
     private let lock = NSLock()
     private var inFlight: [Int: (label: String, deadline: Date)] = [:]
@@ -19,7 +19,8 @@ final class Watchdog: @unchecked Sendable {  // `inFlight` behind `lock`
         thread.start()
     }
 
-    func guarded<T>(_ label: @autoclosure () -> String, limit: TimeInterval = 30, _ body: () throws -> T) rethrows -> T
+    package func guarded<T>(_ label: @autoclosure () -> String, limit: TimeInterval = 30, _ body: () throws -> T)
+        rethrows -> T
     {
         let token = lock.withLock { () -> Int in
             nextToken += 1
@@ -50,6 +51,8 @@ final class Watchdog: @unchecked Sendable {  // `inFlight` behind `lock`
 }
 
 /// Shorthand: `guarded("locked: send 3") { ... }`.
-func guarded<T>(_ label: @autoclosure () -> String, limit: TimeInterval = 30, _ body: () throws -> T) rethrows -> T {
+package func guarded<T>(_ label: @autoclosure () -> String, limit: TimeInterval = 30, _ body: () throws -> T) rethrows
+    -> T
+{
     try Watchdog.shared.guarded(label(), limit: limit, body)
 }

@@ -1,19 +1,17 @@
 import Foundation
 @preconcurrency import OpenCombine
-import TestSupport
-
-@testable import Stepping
+import Stepping
 
 /// One design driven by hand: a recording subscription, a probe stepper, the subscriber.
-struct Scripted: @unchecked Sendable {  // every member is a thread-safe object
-    let design: SteppingDesign
-    let upstream = RecordingSubscription()
-    let probe: StepperProbe<Int>
-    let subscriber: any SteppingSubscriber<Int, TestError>
+package struct Scripted: @unchecked Sendable {  // every member is a thread-safe object
+    package let design: SteppingDesign
+    package let upstream = RecordingSubscription()
+    package let probe: StepperProbe<Int>
+    package let subscriber: any SteppingSubscriber<Int, TestError>
     /// Demand the subscriber returned from `receive(_:)`, in order.
     private let returned = Box<[Subscribers.Demand]>([])
 
-    init(_ design: SteppingDesign, subscribe: Bool = true, reaction: StepperProbe<Int>.Reaction? = nil) {
+    package init(_ design: SteppingDesign, subscribe: Bool = true, reaction: StepperProbe<Int>.Reaction? = nil) {
         self.design = design
         probe = StepperProbe<Int>(reaction: reaction)
         subscriber = design.subscriber(probe)
@@ -26,28 +24,28 @@ struct Scripted: @unchecked Sendable {  // every member is a thread-safe object
 
     /// Sends an input as upstream would, then lets asynchronous designs finish with it.
     @discardableResult
-    func send(_ value: Int) -> Subscribers.Demand {
+    package func send(_ value: Int) -> Subscribers.Demand {
         let demand = guarded("\(design): receive(\(value))") { subscriber.receive(value) }
         returned.mutate { $0.append(demand) }
         settle()
         return demand
     }
 
-    func complete(_ completion: Subscribers.Completion<TestError> = .finished) {
+    package func complete(_ completion: Subscribers.Completion<TestError> = .finished) {
         guarded("\(design): receive(completion:)") { subscriber.receive(completion: completion) }
         settle()
     }
 
-    func cancel() {
+    package func cancel() {
         guarded("\(design): cancel()") { subscriber.cancel() }
         settle()
     }
 
-    func settle() { guarded("\(design): settle") { settleDesign(subscriber) } }
+    package func settle() { guarded("\(design): settle") { settleDesign(subscriber) } }
 
-    var returnedDemands: [Subscribers.Demand] { returned.value }
+    package var returnedDemands: [Subscribers.Demand] { returned.value }
     /// Every unit of demand signalled upstream: requested plus returned.
-    var totalDemand: Int {
+    package var totalDemand: Int {
         let requested = upstream.calls.reduce(0) { sum, call in
             if case .request(let d) = call { return sum + (d.max ?? 1_000_000) }
             return sum
@@ -57,7 +55,7 @@ struct Scripted: @unchecked Sendable {  // every member is a thread-safe object
 }
 
 /// Runs `body` on a new thread and waits (bounded) for it to finish.
-func onAnotherThread(timeout: Double = 10, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
+package func onAnotherThread(timeout: Double = 10, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
     let done = DispatchSemaphore(value: 0)
     let id = Box<pthread_t?>(nil)
     let thread = Thread {

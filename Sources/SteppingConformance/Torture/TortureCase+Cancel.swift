@@ -2,11 +2,10 @@ import Foundation
 @preconcurrency import OpenCombine
 import Stepping
 import Synchronization
-import TestSupport
 
 // Torture cases about cancel(): inside a request, right after subscribing.
 
-func runCancelInsideRequest(_ design: SteppingDesign, _ progress: Progress) -> [String] {
+func runCancelInsideRequest(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     var violations: [String] = []
     for round in 0..<50 {
         progress.round.store(round, ordering: .relaxed)
@@ -40,7 +39,7 @@ func runCancelInsideRequest(_ design: SteppingDesign, _ progress: Progress) -> [
     return violations
 }
 
-func runCancelAfterSubscribe(_ design: SteppingDesign, _ progress: Progress) -> [String] {
+func runCancelAfterSubscribe(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     var violations: [String] = []
     for round in 0..<300 {
         progress.round.store(round, ordering: .relaxed)

@@ -2,11 +2,10 @@ import Foundation
 @preconcurrency import OpenCombine
 import Stepping
 import Synchronization
-import TestSupport
 
 // Torture cases about demand: storms, slow and re-entrant requests, upstreams that ignore demand.
 
-func runStorm(_ design: SteppingDesign, _ progress: Progress) -> [String] {
+func runStorm(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     var violations: [String] = []
     for round in 0..<10 {
         progress.round.store(round, ordering: .relaxed)
@@ -57,7 +56,7 @@ func runStorm(_ design: SteppingDesign, _ progress: Progress) -> [String] {
     return violations
 }
 
-func runSlowRequest(_ design: SteppingDesign, _ progress: Progress) -> [String] {
+func runSlowRequest(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     let total = 200
     let stepper = CheckingStepper { stepper, index in
         Thread.detachNewThread {  // a fresh thread per promise, after the stepper returned
@@ -104,7 +103,7 @@ func runSlowRequest(_ design: SteppingDesign, _ progress: Progress) -> [String] 
     return violations
 }
 
-func runReentrantRequest(_ design: SteppingDesign, _ progress: Progress) -> [String] {
+func runReentrantRequest(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     let total = 500
     let stepper = CheckingStepper()
     let subscriber = design.makeSubscriber(stepper: stepper.stepper)
@@ -138,7 +137,7 @@ func runReentrantRequest(_ design: SteppingDesign, _ progress: Progress) -> [Str
     return violations
 }
 
-func runDemandIgnoring(_ design: SteppingDesign, _ progress: Progress) -> [String] {
+func runDemandIgnoring(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     let stepper = CheckingStepper()
     let subscriber = design.makeSubscriber(stepper: stepper.stepper)
     let upstream = HookedSubscription()

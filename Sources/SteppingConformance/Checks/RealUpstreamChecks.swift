@@ -1,14 +1,10 @@
 import Foundation
 @preconcurrency import OpenCombine
 import OpenCombineDispatch
-import TestSupport
-import Testing
-
-@testable import Stepping
+import Stepping
 
 /// The rules against OpenCombine's own publishers, through the public `step` operator.
-@Suite("Real upstreams: OpenCombine publishers through step(design:with:)")
-struct RealUpstreamTests {
+enum RealUpstreamChecks {
     /// Collects what `step` delivers; fulfils each promise as told.
     final class Collector<Input: Sendable>: @unchecked Sendable {  // behind `lock`
         let lock = NSLock()
@@ -36,41 +32,41 @@ struct RealUpstreamTests {
         }
     }
 
-    @Test("Publishers.Sequence: every element in order, then finished (D1, D3, S1, C1)", arguments: testedDesigns)
-    func test_rule_S1_sequencePublisher(design: SteppingDesign) {
+    /// Publishers.Sequence: every element in order, then finished (D1, D3, S1, C1)
+    static func sequencePublisher(design: SteppingDesign) {
         let c = Collector<Int>()
         let cancellable = (0..<1_000).publisher.setFailureType(to: TestError.self)
             .step(design: design, with: c.stepper(more: true))
-        #expect(eventually { c.snapshot.1 == 1 })
-        #expect(c.snapshot.0 == Array(0..<1_000))
-        #expect(c.snapshot.2 == .finished)
+        expect(eventually { c.snapshot.1 == 1 })
+        expect(c.snapshot.0 == Array(0..<1_000))
+        expect(c.snapshot.2 == .finished)
         cancellable.cancel()
     }
 
-    @Test("Just, Empty, Fail: completion delivered exactly once (C1)", arguments: testedDesigns)
-    func test_rule_C1_justEmptyFail(design: SteppingDesign) {
+    /// Just, Empty, Fail: completion delivered exactly once (C1)
+    static func justEmptyFail(design: SteppingDesign) {
         let just = Collector<String>()
         let a = Just("x").setFailureType(to: TestError.self).step(design: design, with: just.stepper(more: false))
-        #expect(eventually { just.snapshot.1 == 1 })
-        #expect(just.snapshot.0 == ["x"])
-        #expect(just.snapshot.2 == .finished)
+        expect(eventually { just.snapshot.1 == 1 })
+        expect(just.snapshot.0 == ["x"])
+        expect(just.snapshot.2 == .finished)
 
         let empty = Collector<Int>()
         let b = Empty<Int, TestError>().step(design: design, with: empty.stepper(more: true))
-        #expect(eventually { empty.snapshot.1 == 1 })
-        #expect(empty.snapshot.0.isEmpty)
+        expect(eventually { empty.snapshot.1 == 1 })
+        expect(empty.snapshot.0.isEmpty)
 
         let fail = Collector<Int>()
         let f = Fail<Int, TestError>(error: TestError(code: 3)).step(design: design, with: fail.stepper(more: true))
-        #expect(eventually { fail.snapshot.1 == 1 })
-        #expect(fail.snapshot.2 == .failure(TestError(code: 3)))
+        expect(eventually { fail.snapshot.1 == 1 })
+        expect(fail.snapshot.2 == .failure(TestError(code: 3)))
         settleAll()
-        #expect(just.snapshot.1 == 1 && empty.snapshot.1 == 1 && fail.snapshot.1 == 1)
+        expect(just.snapshot.1 == 1 && empty.snapshot.1 == 1 && fail.snapshot.1 == 1)
         _ = (a, b, f)
     }
 
-    @Test("PassthroughSubject behind buffer: one at a time, in order, none lost (D2, S1, D4)", arguments: testedDesigns)
-    func test_rule_D4_bufferedSubjectWithAsyncMore(design: SteppingDesign) {
+    /// PassthroughSubject behind buffer: one at a time, in order, none lost (D2, S1, D4)
+    static func bufferedSubjectWithAsyncMore(design: SteppingDesign) {
         let subject = PassthroughSubject<Int, TestError>()
         let c = Collector<Int>()
         let cancellable =
@@ -82,18 +78,18 @@ struct RealUpstreamTests {
         // Fulfil each promise from another queue, one at a time.
         let queue = DispatchQueue(label: "fulfiller")
         for i in 0..<100 {
-            #expect(eventually { c.lock.withLock { c.promises.count } == i + 1 }, "input \(i) never arrived")
+            expect(eventually { c.lock.withLock { c.promises.count } == i + 1 }, "input \(i) never arrived")
             let promise = c.lock.withLock { c.promises[i] }
             queue.sync { promise(.more) }
         }
-        #expect(eventually { c.snapshot.1 == 1 })
-        #expect(c.snapshot.0 == Array(0..<100))
-        #expect(c.snapshot.2 == .finished)
+        expect(eventually { c.snapshot.1 == 1 })
+        expect(c.snapshot.0 == Array(0..<100))
+        expect(c.snapshot.2 == .finished)
         cancellable.cancel()
     }
 
-    @Test("cancelling through AnyCancellable cancels upstream and stops the stepper (C4, S4)", arguments: testedDesigns)
-    func test_rule_C4_anyCancellableCancels(design: SteppingDesign) {
+    /// cancelling through AnyCancellable cancels upstream and stops the stepper (C4, S4)
+    static func anyCancellableCancels(design: SteppingDesign) {
         let subject = PassthroughSubject<Int, TestError>()
         let c = Collector<Int>()
         // Subscribe first and let an asynchronous design make its first request: a
@@ -103,15 +99,15 @@ struct RealUpstreamTests {
         settleDesign(subscriber)
         var cancellable: AnyCancellable? = AnyCancellable(subscriber)
         subject.send(1)
-        #expect(eventually { c.snapshot.0 == [1] })
+        expect(eventually { c.snapshot.0 == [1] })
         cancellable?.cancel()
         cancellable = nil
         subject.send(2)
         subject.send(completion: .finished)
         settleAll()
-        #expect(c.snapshot.0 == [1])
-        #expect(c.snapshot.1 == 0)
+        expect(c.snapshot.0 == [1])
+        expect(c.snapshot.1 == 0)
     }
 
-    private func settleAll() { usleep(1_000) }
+    private static func settleAll() { usleep(1_000) }
 }

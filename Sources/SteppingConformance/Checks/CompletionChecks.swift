@@ -1,37 +1,32 @@
 import Foundation
 @preconcurrency import OpenCombine
-import TestSupport
-import Testing
-
-@testable import Stepping
+import Stepping
 
 /// Rules C1–C5 and R1 of CONFORMANCE.md, for every design.
-@Suite("Completion, cancellation and resources (C1–C5, R1)")
-struct ConformanceCompletionTests {
-    @Test(
-        "C1: completion is delivered exactly once, with no demand or an unfulfilled promise", arguments: testedDesigns)
-    func test_rule_C1_completionDeliveredExactlyOnce(design: SteppingDesign) {
+enum CompletionChecks {
+    /// C1: completion is delivered exactly once, with no demand or an unfulfilled promise
+    static func completionDeliveredExactlyOnce(design: SteppingDesign) {
         // with demand outstanding, no input yet
         let a = Scripted(design)
         a.complete(.failure(TestError(code: 7)))
         a.complete(.finished)
-        #expect(a.probe.events == [.failure(TestError(code: 7))])
+        expect(a.probe.events == [.failure(TestError(code: 7))])
         // while the promise is unfulfilled (no demand outstanding)
         let b = Scripted(design)
         b.send(0)
         b.complete()
         b.complete()
-        #expect(b.probe.events == [.input(0), .finished])
+        expect(b.probe.events == [.input(0), .finished])
         // after the promise said .more
         let c = Scripted(design) { probe, index, _ in probe.fulfil(index, .more) }
         c.send(0)
         c.complete()
-        #expect(c.probe.events == [.input(0), .finished])
-        #expect(a.probe.violations + b.probe.violations + c.probe.violations == [])
+        expect(c.probe.events == [.input(0), .finished])
+        expect(a.probe.violations + b.probe.violations + c.probe.violations == [])
     }
 
-    @Test("C2: no request or cancel upstream while handling a completion", arguments: testedDesigns)
-    func test_rule_C2_noUpstreamCallsDuringCompletion(design: SteppingDesign) {
+    /// C2: no request or cancel upstream while handling a completion
+    static func noUpstreamCallsDuringCompletion(design: SteppingDesign) {
         let s = Scripted(design)
         s.send(0)
         nonisolated(unsafe) let subscriber = s.subscriber  // subscribers are thread-safe by contract
@@ -42,35 +37,33 @@ struct ConformanceCompletionTests {
         }
         let before = s.upstream.calls
         s.complete()
-        #expect(s.probe.completions == 1)
-        #expect(s.upstream.calls == before)
+        expect(s.probe.completions == 1)
+        expect(s.upstream.calls == before)
     }
 
-    @Test("C3: a second subscription is cancelled; the first keeps working", arguments: testedDesigns)
-    func test_rule_C3_secondSubscriptionIsCancelled(design: SteppingDesign) {
+    /// C3: a second subscription is cancelled; the first keeps working
+    static func secondSubscriptionIsCancelled(design: SteppingDesign) {
         let s = Scripted(design)
         let second = RecordingSubscription(name: "second")
         s.subscriber.receive(subscription: second)
         s.settle()
-        #expect(eventually { second.calls == [.cancel] })
+        expect(eventually { second.calls == [.cancel] })
         s.send(0)
         s.probe.fulfil(0, .more)
         s.settle()
-        #expect(eventually { s.upstream.calls == [.request(.max(1)), .request(.max(1))] })
-        #expect(s.probe.inputs == [0])
+        expect(eventually { s.upstream.calls == [.request(.max(1)), .request(.max(1))] })
+        expect(s.probe.inputs == [0])
         // a subscription arriving after cancel is cancelled too
         s.cancel()
         let third = RecordingSubscription(name: "third")
         s.subscriber.receive(subscription: third)
         s.settle()
-        #expect(eventually { third.calls == [.cancel] })
-        #expect(second.calls == [.cancel])
+        expect(eventually { third.calls == [.cancel] })
+        expect(second.calls == [.cancel])
     }
 
-    @Test(
-        "C4: cancel from many threads cancels upstream once; nothing reaches the stepper after",
-        arguments: testedDesigns)
-    func test_rule_C4_cancelIsIdempotentAndFinal(design: SteppingDesign) {
+    /// C4: cancel from many threads cancels upstream once; nothing reaches the stepper after
+    static func cancelIsIdempotentAndFinal(design: SteppingDesign) {
         let s = Scripted(design)
         s.send(0)
         nonisolated(unsafe) let subscriber = s.subscriber  // subscribers are thread-safe by contract
@@ -78,50 +71,48 @@ struct ConformanceCompletionTests {
         for _ in 0..<8 {
             DispatchQueue.global().async(group: group) { subscriber.cancel() }
         }
-        #expect(group.wait(timeout: .now() + 10) == .success)
+        expect(group.wait(timeout: .now() + 10) == .success)
         s.cancel()
         s.probe.fulfil(0, .more)
         s.send(1)
         s.complete()
-        #expect(s.upstream.calls == [.request(.max(1)), .cancel])
-        #expect(s.probe.events == [.input(0)])
+        expect(s.upstream.calls == [.request(.max(1)), .cancel])
+        expect(s.probe.events == [.input(0)])
         // cancel before the subscription arrives: the late subscription is cancelled
         let early = Scripted(design, subscribe: false)
         early.cancel()
         early.subscriber.receive(subscription: early.upstream)
         early.settle()
-        #expect(eventually { early.upstream.calls == [.cancel] })
-        #expect(early.probe.events.isEmpty)
+        expect(eventually { early.upstream.calls == [.cancel] })
+        expect(early.probe.events.isEmpty)
     }
 
-    @Test(
-        "C5: inputs and completions before subscription, after completion or after cancel are ignored",
-        arguments: testedDesigns)
-    func test_rule_C5_misbehavingUpstreamIsIgnored(design: SteppingDesign) {
+    /// C5: inputs and completions before subscription, after completion or after cancel are ignored
+    static func misbehavingUpstreamIsIgnored(design: SteppingDesign) {
         let before = Scripted(design, subscribe: false)
-        #expect(before.send(0) == .none)
+        expect(before.send(0) == .none)
         before.complete()
-        #expect(before.probe.events.isEmpty)
+        expect(before.probe.events.isEmpty)
         before.subscriber.receive(subscription: before.upstream)
         before.send(1)
-        #expect(before.probe.events == [.input(1)])
+        expect(before.probe.events == [.input(1)])
 
         let afterCompletion = Scripted(design)
         afterCompletion.complete()
-        #expect(afterCompletion.send(2) == .none)
+        expect(afterCompletion.send(2) == .none)
         afterCompletion.complete(.failure(TestError()))
-        #expect(afterCompletion.probe.events == [.finished])
+        expect(afterCompletion.probe.events == [.finished])
 
         let afterCancel = Scripted(design)
         afterCancel.cancel()
-        #expect(afterCancel.send(3) == .none)
+        expect(afterCancel.send(3) == .none)
         afterCancel.complete()
-        #expect(afterCancel.probe.events.isEmpty)
-        #expect(afterCancel.upstream.calls == [.request(.max(1)), .cancel])
+        expect(afterCancel.probe.events.isEmpty)
+        expect(afterCancel.upstream.calls == [.request(.max(1)), .cancel])
     }
 
-    @Test("R1: the stepper and subscription are released after completion or cancel", arguments: testedDesigns)
-    func test_rule_R1_releasesStepperAndSubscription(design: SteppingDesign) {
+    /// R1: the stepper and subscription are released after completion or cancel
+    static func releasesStepperAndSubscription(design: SteppingDesign) {
         for ending in ["finished", "cancel", "promise-cancel"] {
             weak var weakToken: StepperProbe<Int>.Token?
             weak var weakSubscription: RecordingSubscription?
@@ -138,8 +129,8 @@ struct ConformanceCompletionTests {
                 }
                 subscriber = s.subscriber
             }
-            #expect(eventually { weakToken == nil }, "\(ending): the stepper is still retained")
-            #expect(eventually { weakSubscription == nil }, "\(ending): the subscription is still retained")
+            expect(eventually { weakToken == nil }, "\(ending): the stepper is still retained")
+            expect(eventually { weakSubscription == nil }, "\(ending): the subscription is still retained")
             withExtendedLifetime(subscriber) {}
         }
     }

@@ -2,16 +2,16 @@ import Foundation
 @preconcurrency import OpenCombine
 import Stepping
 import Synchronization
-import TestSupport
 
 /// Which round a case is in, for the watchdog's message.
-final class Progress: @unchecked Sendable {  // `round` is atomic; `label` is immutable
-    let label: String
-    let round = Atomic<Int>(0)
-    init(label: String) { self.label = label }
+public final class TortureProgress: @unchecked Sendable {  // `round` is atomic; `label` is immutable
+    package let label: String
+    package let round = Atomic<Int>(0)
+    /// Progress of the case named `label` (design and case).
+    public init(label: String) { self.label = label }
 
     /// Exits with status 3, naming design, case and round, if the case runs past `seconds`.
-    func startWatchdog(seconds: Double) {
+    public func startWatchdog(seconds: Double) {
         let thread = Thread { [self] in
             Thread.sleep(forTimeInterval: seconds)
             FileHandle.standardOutput.write(
@@ -26,23 +26,25 @@ final class Progress: @unchecked Sendable {  // `round` is atomic; `label` is im
 
 /// A stepper that checks rule S1 and C1 as it goes: never two calls at once, never an input while
 /// the previous promise is unfulfilled, exactly one completion and nothing after it.
-final class CheckingStepper: @unchecked Sendable {  // state behind `lock`; `active` atomic
-    struct State {
-        var inputs: [Int] = []
-        var promises: [StepPromise] = []
-        var completions = 0
-        var latestFulfilled = true
-        var violations: [String] = []
+package final class CheckingStepper: @unchecked Sendable {  // state behind `lock`; `active` atomic
+    package struct State {
+        package var inputs: [Int] = []
+        package var promises: [StepPromise] = []
+        package var completions = 0
+        package var latestFulfilled = true
+        package var violations: [String] = []
     }
-    let state = Box(State())
+    package let state = Box(State())
     private let active = Atomic<Int>(0)
     /// Runs inside the stepper call for each input (this stepper, the input's index); fulfil
     /// promises through ``fulfil(_:_:)`` so that the S1 check knows.
-    let reaction: @Sendable (CheckingStepper, Int) -> Void
+    package let reaction: @Sendable (CheckingStepper, Int) -> Void
 
-    init(reaction: @escaping @Sendable (CheckingStepper, Int) -> Void = { _, _ in }) { self.reaction = reaction }
+    package init(reaction: @escaping @Sendable (CheckingStepper, Int) -> Void = { _, _ in }) {
+        self.reaction = reaction
+    }
 
-    func handle(_ event: StepEvent<Int, TestError>) {
+    package func handle(_ event: StepEvent<Int, TestError>) {
         if active.add(1, ordering: .sequentiallyConsistent).newValue != 1 { violate("S1: two stepper calls at once") }
         defer { active.subtract(1, ordering: .sequentiallyConsistent) }
         switch event {
@@ -67,7 +69,7 @@ final class CheckingStepper: @unchecked Sendable {  // state behind `lock`; `act
     }
 
     /// Fulfils promise `index` with `request`, noting a `.more` of the latest promise for S1.
-    func fulfil(_ index: Int, _ request: StepRequest) {
+    package func fulfil(_ index: Int, _ request: StepRequest) {
         let promise = state.mutate { s -> StepPromise in
             if request == .more && index == s.promises.count - 1 { s.latestFulfilled = true }
             return s.promises[index]
@@ -75,36 +77,36 @@ final class CheckingStepper: @unchecked Sendable {  // state behind `lock`; `act
         promise(request)
     }
 
-    func violate(_ message: String) { state.mutate { $0.violations.append(message) } }
-    var stepper: @Sendable (StepEvent<Int, TestError>) -> Void { { [self] in handle($0) } }
+    package func violate(_ message: String) { state.mutate { $0.violations.append(message) } }
+    package var stepper: @Sendable (StepEvent<Int, TestError>) -> Void { { [self] in handle($0) } }
 }
 
 /// A hand-driven upstream's subscription: counts requests and cancels, and runs hooks (outside
 /// its own lock) so a case can make `request` slow, re-entrant or cancelling.
-final class HookedSubscription: Subscription, @unchecked Sendable {  // state behind `lock`
+package final class HookedSubscription: Subscription, @unchecked Sendable {  // state behind `lock`
     private let lock = NSLock()
     private var _requests = 0
     private var _cancels = 0
     private var _requestsAfterCancel = 0
-    var onRequest: @Sendable () -> Void = {}
-    var onCancel: @Sendable () -> Void = {}
+    package var onRequest: @Sendable () -> Void = {}
+    package var onCancel: @Sendable () -> Void = {}
 
-    var requests: Int { lock.withLock { _requests } }
-    var cancels: Int { lock.withLock { _cancels } }
+    package var requests: Int { lock.withLock { _requests } }
+    package var cancels: Int { lock.withLock { _cancels } }
 
-    func request(_ demand: Subscribers.Demand) {
+    package func request(_ demand: Subscribers.Demand) {
         lock.withLock { _requests += 1 }
         onRequest()
     }
 
-    func cancel() {
+    package func cancel() {
         lock.withLock { _cancels += 1 }
         onCancel()
     }
 }
 
 /// Starts `count` threads running `body(i)` and waits for all of them.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+package func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     let group = DispatchGroup()
     for i in 0..<count {
         group.enter()

@@ -2,7 +2,6 @@ import Foundation
 @preconcurrency import OpenCombine
 import Stepping
 import Synchronization
-import TestSupport
 
 // Torture cases about lifetimes and completions: releases in call-outs, re-entrant and double completions.
 
@@ -22,7 +21,7 @@ private final class ReleaseProbe: @unchecked Sendable {  // `promise` behind its
     }
 }
 
-func runReleaseCallback(_ design: SteppingDesign, _ progress: Progress) -> [String] {
+func runReleaseCallback(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     var violations: [String] = []
     for (round, ending) in ["cancel()", "promise(.cancel)", "completion"].enumerated() {
         progress.round.store(round, ordering: .relaxed)
@@ -55,7 +54,7 @@ func runReleaseCallback(_ design: SteppingDesign, _ progress: Progress) -> [Stri
     return violations
 }
 
-func runReentrantCompletion(_ design: SteppingDesign, _ progress: Progress) -> [String] {
+func runReentrantCompletion(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     var violations: [String] = []
     for (round, moreToo) in [false, true].enumerated() {
         progress.round.store(round, ordering: .relaxed)
@@ -88,7 +87,7 @@ func runReentrantCompletion(_ design: SteppingDesign, _ progress: Progress) -> [
     return violations
 }
 
-func runDoubleCompletion(_ design: SteppingDesign, _ progress: Progress) -> [String] {
+func runDoubleCompletion(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     var violations: [String] = []
     for (round, promiseFirst) in [false, true].enumerated() {
         progress.round.store(round, ordering: .relaxed)

@@ -3,11 +3,11 @@ import Foundation
 
 /// A scripted upstream's subscription: records every `request` and `cancel`, with the thread
 /// each came from, and optionally re-enters the subscriber from inside `request` or `cancel`.
-final class RecordingSubscription: Subscription, @unchecked Sendable {  // all state behind `lock`
-    enum Call: Equatable, CustomStringConvertible {
+package final class RecordingSubscription: Subscription, @unchecked Sendable {  // all state behind `lock`
+    package enum Call: Equatable, CustomStringConvertible {
         case request(Subscribers.Demand)
         case cancel
-        var description: String {
+        package var description: String {
             switch self {
             case .request(let d): "request(\(d))"
             case .cancel: "cancel"
@@ -20,26 +20,26 @@ final class RecordingSubscription: Subscription, @unchecked Sendable {  // all s
     private var _requestThreads: [pthread_t] = []
     private var _onRequest: (@Sendable (Subscribers.Demand) -> Void)?
     private var _onCancel: (@Sendable () -> Void)?
-    let name: String
+    package let name: String
 
-    init(name: String = "upstream") { self.name = name }
+    package init(name: String = "upstream") { self.name = name }
 
     /// Called after a request is recorded, outside the recorder's lock (re-entrancy probe).
-    var onRequest: (@Sendable (Subscribers.Demand) -> Void)? {
+    package var onRequest: (@Sendable (Subscribers.Demand) -> Void)? {
         get { lock.withLock { _onRequest } }
         set { lock.withLock { _onRequest = newValue } }
     }
-    var onCancel: (@Sendable () -> Void)? {
+    package var onCancel: (@Sendable () -> Void)? {
         get { lock.withLock { _onCancel } }
         set { lock.withLock { _onCancel = newValue } }
     }
 
-    var calls: [Call] { lock.withLock { _calls } }
-    var requestThreads: [pthread_t] { lock.withLock { _requestThreads } }
-    var requests: Int { calls.filter { if case .request = $0 { true } else { false } }.count }
-    var cancels: Int { calls.filter { $0 == .cancel }.count }
+    package var calls: [Call] { lock.withLock { _calls } }
+    package var requestThreads: [pthread_t] { lock.withLock { _requestThreads } }
+    package var requests: Int { calls.filter { if case .request = $0 { true } else { false } }.count }
+    package var cancels: Int { calls.filter { $0 == .cancel }.count }
 
-    func request(_ demand: Subscribers.Demand) {
+    package func request(_ demand: Subscribers.Demand) {
         let hook = lock.withLock {
             _calls.append(.request(demand))
             _requestThreads.append(pthread_self())
@@ -48,7 +48,7 @@ final class RecordingSubscription: Subscription, @unchecked Sendable {  // all s
         hook?(demand)
     }
 
-    func cancel() {
+    package func cancel() {
         let hook = lock.withLock {
             _calls.append(.cancel)
             return _onCancel

@@ -2,10 +2,10 @@ import Foundation
 @preconcurrency import OpenCombine
 import Stepping
 import Synchronization
-import TestSupport
 
-/// The hostile cases. Each returns the violations it saw (empty: the design held).
-enum TortureCase: String, CaseIterable {
+/// The hostile cases. Each returns the violations it saw (empty: the design held). The kit runs
+/// them as checks (``Conformance/checks``); `SteppingTorture` runs one per child process.
+public enum TortureCase: String, CaseIterable, Sendable {
     /// 64 threads fulfil the latest promise, call stale promises and cancel, against an upstream
     /// that delivers on its own queue (S1–S3, C4).
     case storm64 = "storm-64"
@@ -30,7 +30,37 @@ enum TortureCase: String, CaseIterable {
     /// An upstream that completes twice, and sends after completing (C1, C5).
     case doubleCompletion = "double-completion"
 
-    func run(_ design: SteppingDesign, _ progress: Progress) -> [String] {
+    /// The rule the case is about (it checks others on the way).
+    public var rule: SteppingRule {
+        switch self {
+        case .storm64, .cancelInsideRequest: .c4
+        case .slowRequest: .r4
+        case .reentrantRequest: .s5
+        case .cancelAfterSubscribe: .c7
+        case .releaseCallback: .r3
+        case .reentrantCompletion: .c6
+        case .demandIgnoring: .s1
+        case .doubleCompletion: .c1
+        }
+    }
+
+    /// What the case does, in a line.
+    public var summary: String {
+        switch self {
+        case .storm64: "64 threads fulfil the latest promise, call stale ones and cancel (S1–S3, C4)"
+        case .slowRequest: "a slow request that delivers from another thread; promises on fresh threads (R4)"
+        case .reentrantRequest: "request delivers the next input re-entrantly (S1, S5)"
+        case .cancelInsideRequest: "cancel() from inside request (C4, no deadlock)"
+        case .cancelAfterSubscribe: "cancel right after subscribing: no request after cancel returned (C7)"
+        case .releaseCallback: "the stepper's deinit calls the promise and cancel() (R3)"
+        case .reentrantCompletion: "the stepper completes its own subject, with and without .more (C6)"
+        case .demandIgnoring: "an upstream that ignores demand (S1, C5)"
+        case .doubleCompletion: "an upstream that completes twice and sends after completing (C1, C5)"
+        }
+    }
+
+    /// Runs the case on `design`; returns the violations seen (empty: the design held).
+    public func run(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
         switch self {
         case .storm64: runStorm(design, progress)
         case .slowRequest: runSlowRequest(design, progress)

@@ -1,16 +1,12 @@
 import Foundation
 @preconcurrency import OpenCombine
 import StepBenchScenarios
-import TestSupport
-import Testing
-
-@testable import Stepping
+import Stepping
 
 /// Rules S1–S5 of CONFORMANCE.md, for every design.
-@Suite("Step path (S1–S5)")
-struct ConformanceStepTests {
-    @Test("S1: inputs in order, one call at a time, never while a promise is unfulfilled", arguments: testedDesigns)
-    func test_rule_S1_orderedSerialStepperCalls(design: SteppingDesign) {
+enum StepChecks {
+    /// S1: inputs in order, one call at a time, never while a promise is unfulfilled
+    static func orderedSerialStepperCalls(design: SteppingDesign) {
         let count = 5_000
         let upstream = CountingUpstream(count: count)
         let probe = StepperProbe<Int> { probe, index, _ in
@@ -26,25 +22,25 @@ struct ConformanceStepTests {
         }
         let subscriber = design.subscriber(probe)
         upstream.setFailureType(to: TestError.self).subscribe(subscriber)
-        #expect(eventually(timeout: 60) { probe.completions == 1 }, "\(design) did not finish")
-        #expect(probe.violations.isEmpty, "\(probe.violations.prefix(3))")
-        #expect(probe.inputs == Array(0..<count))
-        #expect(probe.events.last == .finished)
+        expect(eventually(timeout: 60) { probe.completions == 1 }, "\(design) did not finish")
+        expect(probe.violations.isEmpty, "\(probe.violations.prefix(3))")
+        expect(probe.inputs == Array(0..<count))
+        expect(probe.events.last == .finished)
     }
 
-    @Test("S1: a misbehaving upstream cannot overlap stepper calls", arguments: testedDesigns)
-    func test_rule_S1_neverASecondInputWhilePromiseUnfulfilled(design: SteppingDesign) {
+    /// S1: a misbehaving upstream cannot overlap stepper calls
+    static func neverASecondInputWhilePromiseUnfulfilled(design: SteppingDesign) {
         let s = Scripted(design)
         s.send(0)
-        #expect(s.probe.inputs == [0])
+        expect(s.probe.inputs == [0])
         s.probe.fulfil(0, .more)
         s.send(1)
-        #expect(eventually { s.probe.inputs == [0, 1] })
-        #expect(s.probe.violations.isEmpty)
+        expect(eventually { s.probe.inputs == [0, 1] })
+        expect(s.probe.violations.isEmpty)
     }
 
-    @Test("S2: a promise acts at most once", arguments: testedDesigns)
-    func test_rule_S2_secondCallOfSamePromiseDoesNothing(design: SteppingDesign) {
+    /// S2: a promise acts at most once
+    static func secondCallOfSamePromiseDoesNothing(design: SteppingDesign) {
         let s = Scripted(design)
         s.send(0)
         s.probe.fulfil(0, .more)
@@ -52,7 +48,7 @@ struct ConformanceStepTests {
         s.probe.fulfil(0, .more)
         s.probe.fulfil(0, .cancel)
         s.settle()
-        #expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
+        expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
         // and from inside the stepper call:
         let t = Scripted(design) { probe, index, _ in
             probe.fulfil(index, .more)
@@ -60,14 +56,14 @@ struct ConformanceStepTests {
             probe.fulfil(index, .cancel)
         }
         t.send(0)
-        #expect(eventually { t.totalDemand == 2 })
+        expect(eventually { t.totalDemand == 2 })
         t.settle()
-        #expect(t.totalDemand == 2)
-        #expect(t.upstream.cancels == 0)
+        expect(t.totalDemand == 2)
+        expect(t.upstream.cancels == 0)
     }
 
-    @Test("S3: stale promises do nothing: earlier input, after completion, after cancel", arguments: testedDesigns)
-    func test_rule_S3_stalePromisesDoNothing(design: SteppingDesign) {
+    /// S3: stale promises do nothing: earlier input, after completion, after cancel
+    static func stalePromisesDoNothing(design: SteppingDesign) {
         let s = Scripted(design)
         s.send(0)
         s.probe.fulfil(0, .more)
@@ -75,12 +71,12 @@ struct ConformanceStepTests {
         s.probe.fulfil(0, .more)  // stale: earlier input
         s.probe.fulfil(0, .cancel)  // stale
         s.settle()
-        #expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
+        expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
         s.complete()
         s.probe.fulfil(1, .more)  // after completion
         s.probe.fulfil(1, .cancel)
         s.settle()
-        #expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
+        expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
 
         let c = Scripted(design)
         c.send(0)
@@ -88,11 +84,11 @@ struct ConformanceStepTests {
         c.probe.fulfil(0, .more)  // after cancel
         c.probe.fulfil(0, .cancel)
         c.settle()
-        #expect(c.upstream.calls == [.request(.max(1)), .cancel])
+        expect(c.upstream.calls == [.request(.max(1)), .cancel])
     }
 
-    @Test("S4: promise(.cancel) cancels upstream once; the stepper gets nothing more", arguments: testedDesigns)
-    func test_rule_S4_promiseCancelCancelsOnce(design: SteppingDesign) {
+    /// S4: promise(.cancel) cancels upstream once; the stepper gets nothing more
+    static func promiseCancelCancelsOnce(design: SteppingDesign) {
         // after the stepper returned
         let s = Scripted(design)
         s.send(0)
@@ -101,23 +97,21 @@ struct ConformanceStepTests {
         s.probe.fulfil(0, .cancel)
         s.send(1)
         s.complete()
-        #expect(s.upstream.calls == [.request(.max(1)), .cancel])
-        #expect(s.probe.events == [.input(0)])
+        expect(s.upstream.calls == [.request(.max(1)), .cancel])
+        expect(s.probe.events == [.input(0)])
         // during the stepper call
         let t = Scripted(design) { probe, index, _ in probe.fulfil(index, .cancel) }
-        #expect(t.send(0) == .none)
+        expect(t.send(0) == .none)
         t.send(1)
         t.complete(.failure(TestError()))
-        #expect(eventually { t.upstream.cancels == 1 })
+        expect(eventually { t.upstream.cancels == 1 })
         t.settle()
-        #expect(t.upstream.calls == [.request(.max(1)), .cancel])
-        #expect(t.probe.events == [.input(0)])
+        expect(t.upstream.calls == [.request(.max(1)), .cancel])
+        expect(t.probe.events == [.input(0)])
     }
 
-    @Test(
-        "S5: the stepper may call the promise synchronously; an upstream may re-enter on request",
-        arguments: testedDesigns)
-    func test_rule_S5_reentrantPromiseAndUpstream(design: SteppingDesign) {
+    /// S5: the stepper may call the promise synchronously; an upstream may re-enter on request
+    static func reentrantPromiseAndUpstream(design: SteppingDesign) {
         // The upstream sends the next input from inside `request`, as a synchronous publisher
         // does: a design holding its lock while calling `request` would deadlock here.
         let next = Box(1)
@@ -131,24 +125,24 @@ struct ConformanceStepTests {
         }
         guarded("\(design): re-entrant request") { subscriber.receive(subscription: s.upstream) }
         s.settle()
-        #expect(eventually { s.probe.inputs == [1] })
+        expect(eventually { s.probe.inputs == [1] })
         _ = onAnotherThread { s.probe.fulfil(0, .more) }  // request → re-entrant input 2
-        #expect(eventually { s.probe.inputs == [1, 2] })
+        expect(eventually { s.probe.inputs == [1, 2] })
         // The stepper fulfils synchronously and also cancels the subscriber from inside.
         s.probe.reaction = { probe, index, _ in
             probe.fulfil(index, .more)
             subscriber.cancel()
         }
         _ = onAnotherThread { s.probe.fulfil(1, .more) }
-        #expect(eventually { s.upstream.cancels == 1 })
+        expect(eventually { s.upstream.cancels == 1 })
         s.settle()
-        #expect(s.probe.inputs == [1, 2, 3])
-        #expect(s.probe.violations.isEmpty)
+        expect(s.probe.inputs == [1, 2, 3])
+        expect(s.probe.violations.isEmpty)
     }
 
-    @Test("S5: 1,000,000 synchronous elements with synchronous .more do not grow the stack", arguments: testedDesigns)
-    func test_rule_S5_millionElementsNoRecursion(design: SteppingDesign) {
-        let count = TestSwitches.s5Elements
+    /// S5: 1,000,000 synchronous elements with synchronous .more do not grow the stack
+    static func millionElementsNoRecursion(design: SteppingDesign) {
+        let count = Conformance.configuration.s5Elements
         let received = Box(0)
         let finished = Box(false)
         let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
@@ -165,17 +159,17 @@ struct ConformanceStepTests {
         guarded("\(design): \(count) synchronous elements", limit: 300) {
             (0..<count).publisher.subscribe(subscriber)
         }
-        #expect(eventually(timeout: 120) { finished.value })
-        #expect(received.value == count)
+        expect(eventually(timeout: 120) { finished.value })
+        expect(received.value == count)
 
         // and with the suite's trampolined upstream: a nested emission would be a second stepper
         // call inside the first, which the probe records (S1)
         let upstream = CountingUpstream(count: 10_000)
         let probe = StepperProbe<Int> { probe, index, _ in probe.fulfil(index, .more) }
         upstream.setFailureType(to: TestError.self).subscribe(design.subscriber(probe))
-        #expect(eventually(timeout: 30) { probe.completions == 1 })
-        #expect(probe.violations.isEmpty, "\(probe.violations.prefix(3))")
-        #expect(probe.inputs == Array(0..<10_000))
-        #expect(upstream.conduit?.violations == [])
+        expect(eventually(timeout: 30) { probe.completions == 1 })
+        expect(probe.violations.isEmpty, "\(probe.violations.prefix(3))")
+        expect(probe.inputs == Array(0..<10_000))
+        expect(upstream.conduit?.violations == [])
     }
 }

@@ -1,19 +1,13 @@
 import Foundation
 @preconcurrency import OpenCombine
-import TestSupport
-import Testing
-
-@testable import Stepping
+import Stepping
 
 /// What a design does around its call-outs: an upstream that calls back from another thread
 /// inside `request` (C4, R4), a cancel that follows a re-entrant completion (C6), and a promise
 /// that outlives every other reference to its subscriber (R1).
-@Suite("Call-outs and lifetimes (C4, C6, R1, R4)")
-struct ConformanceCallOutTests {
-    @Test(
-        "R4, C4: a first request that waits for cancel() on another thread stalls neither",
-        arguments: testedDesigns)
-    func test_rule_R4_requestWaitingForCancelOnAnotherThread(design: SteppingDesign) {
+enum CallOutChecks {
+    /// R4, C4: a first request that waits for cancel() on another thread stalls neither
+    static func requestWaitingForCancelOnAnotherThread(design: SteppingDesign) {
         let s = Scripted(design, subscribe: false)
         nonisolated(unsafe) let subscriber = s.subscriber  // subscribers are thread-safe by contract
         let cancelReturned = Box<Bool?>(nil)
@@ -28,10 +22,10 @@ struct ConformanceCallOutTests {
             cancelReturned.mutate { $0 = $0 ?? (done.wait(timeout: .now() + 2) == .success) }
         }
         guarded("\(design): receive(subscription:)") { subscriber.receive(subscription: s.upstream) }
-        #expect(eventually { cancelReturned.value != nil })
-        #expect(cancelReturned.value == true, "cancel() on the worker did not return while request waited for it")
+        expect(eventually { cancelReturned.value != nil })
+        expect(cancelReturned.value == true, "cancel() on the worker did not return while request waited for it")
         s.settle()
-        #expect(eventually { s.upstream.calls == [.request(.max(1)), .cancel] }, "\(s.upstream.calls)")
+        expect(eventually { s.upstream.calls == [.request(.max(1)), .cancel] }, "\(s.upstream.calls)")
     }
 
     /// How the stepper asks to stop after upstream completed from inside its call.
@@ -40,14 +34,8 @@ struct ConformanceCallOutTests {
         var description: String { self == .promiseCancel ? "promise(.cancel)" : "cancel()" }
     }
 
-    @Test(
-        "C6: promise(.cancel) or cancel() after a re-entrant completion: nothing upstream, no completion",
-        arguments: testedDesigns)
-    func test_rule_C6_cancelAfterReentrantCompletion(design: SteppingDesign) {
-        expecting(design, breaks: .c6) { Self.cancelAfterReentrantCompletion(design) }
-    }
-
-    static func cancelAfterReentrantCompletion(_ design: SteppingDesign) {
+    /// C6: promise(.cancel) or cancel() after a re-entrant completion: nothing upstream, no completion
+    static func cancelAfterReentrantCompletion(design: SteppingDesign) {
         for stop in StopAfterCompletion.allCases {
             let subscriberBox = Box<(any SteppingSubscriber<Int, TestError>)?>(nil)
             let s = Scripted(design) { probe, index, _ in
@@ -60,17 +48,15 @@ struct ConformanceCallOutTests {
             subscriberBox.mutate { $0 = s.subscriber }
             s.send(0)
             s.settle()
-            #expect(s.probe.events == [.input(0)], "\(stop): the stepper asked to stop, yet got \(s.probe.events)")
-            #expect(s.upstream.calls == [.request(.max(1))], "\(stop): upstream completed, yet got \(s.upstream.calls)")
-            #expect(s.probe.violations == [])
+            expect(s.probe.events == [.input(0)], "\(stop): the stepper asked to stop, yet got \(s.probe.events)")
+            expect(s.upstream.calls == [.request(.max(1))], "\(stop): upstream completed, yet got \(s.upstream.calls)")
+            expect(s.probe.violations == [])
             subscriberBox.mutate { $0 = nil }  // break the cycle
         }
     }
 
-    @Test(
-        "R1: a promise kept after the last reference to its subscriber still acts, then lets go",
-        arguments: testedDesigns)
-    func test_rule_R1_keptPromiseOutlivesSubscriber(design: SteppingDesign) {
+    /// R1: a promise kept after the last reference to its subscriber still acts, then lets go
+    static func keptPromiseOutlivesSubscriber(design: SteppingDesign) {
         final class Token: Sendable {}
         let upstream = RecordingSubscription()  // holds no reference to its subscriber
         let promises = Box<[StepPromise]>([])
@@ -87,12 +73,12 @@ struct ConformanceCallOutTests {
             settleDesign(subscriber)
         }
         // Only the promise the stepper kept refers to the subscriber now.
-        #expect(promises.value.count == 1)
+        expect(promises.value.count == 1)
         promises.value.first?(.cancel)
-        #expect(
+        expect(
             eventually { upstream.calls == [.request(.max(1)), .cancel] },
             "promise(.cancel) after the subscriber was dropped: upstream got \(upstream.calls)")
         // The stale promise stays with the test; the subscriber has let go of the stepper.
-        #expect(eventually { weakToken == nil }, "the stepper is still retained")
+        expect(eventually { weakToken == nil }, "the stepper is still retained")
     }
 }

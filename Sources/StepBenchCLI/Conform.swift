@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import Stepping
+import SteppingConformance
+
+extension SteppingRule: ExpressibleByArgument {}
+
+extension StepBench {
+    struct Conform: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the conformance kit: every rule on every design, as a rule × design table.",
+            discussion: """
+                Each cell: ok (every check passed), known (the design declares the rule broken and a \
+                check shows it), FAIL (a check failed), STALE (a declared known issue no check shows). \
+                The failures follow the table. Exit 0 when every design conforms (keeps each rule or \
+                breaks it as declared); 2 when one does not. Checks run in this process: a check that \
+                stalls is abandoned after --stall-limit seconds.
+                """)
+
+        @Option(
+            help: "Comma-separated designs (default: all). See `stepbench list`.", transform: CommaSeparated.designs)
+        var design: [SteppingDesign] = SteppingDesign.allCases
+
+        @Option(help: "Comma-separated rule ids (default: every rule the kit checks).", transform: CommaSeparated.rules)
+        var rule: [SteppingRule] = Conformance.rules
+
+        @Option(help: "Seconds before a check counts as stalled.")
+        var stallLimit: Double = 120
+
+        @Option(help: "text or markdown.")
+        var format: ConformFormat = .text
+
+        func validate() throws {
+            guard stallLimit > 0 else { throw ValidationError("--stall-limit must be positive, e.g. 120") }
+            if let measured = rule.first(where: { !Conformance.rules.contains($0) }) {
+                throw ValidationError(
+                    "\(measured) is measured, not checked (stepbench run counts allocations); rules the kit checks: \(Conformance.rules.map(\.rawValue).joined(separator: ","))"
+                )
+            }
+        }
+
+        func run() throws {
+            let configuration = Conformance.Configuration(stallLimit: stallLimit)
+            var results: [[RuleResult]] = []
+            for r in rule {
+                printError("conform: \(r) (\(r.summary))\n")
+                results.append(design.map { Conformance.run(r, on: $0, configuration: configuration) })
+            }
+            print(ConformanceTable(designs: design.map(\.name), results: results).render(format))
+            if results.joined().contains(where: { !$0.conforms }) { throw ExitCode.regression }
+        }
+    }
+}
+
+/// `stepbench conform --format`.
+enum ConformFormat: String, CaseIterable, ExpressibleByArgument {
+    case text, markdown
+}
+
+/// The rule × design table and the failures under it.
+struct ConformanceTable {
+    var designs: [String]
+    /// One row per rule, one result per design.
+    var results: [[RuleResult]]
+
+    static func cell(_ result: RuleResult) -> String {
+        switch result.verdict {
+        case .passed: "ok"
+        case .knownIssue: "known"
+        case .failed: "FAIL"
+        case .knownIssueNotShown: "STALE"
+        }
+    }
+
+    func render(_ format: ConformFormat) -> String {
+        let header = ["rule"] + designs
+        let rows = results.map { row in [row[0].rule.rawValue] + row.map(Self.cell) }
+        var out: String
+        switch format {
+        case .markdown:
+            out = "| \(header.joined(separator: " | ")) |\n|\(header.map { _ in "---" }.joined(separator: "|"))|\n"
+            out += rows.map { "| \($0.joined(separator: " | ")) |" }.joined(separator: "\n") + "\n"
+        case .text:
+            let widths = header.indices.map { i in ([header] + rows).map { $0[i].count }.max() ?? 0 }
+            func line(_ cells: [String]) -> String {
+                zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            }
+            out = ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
+        }
+        let notable = results.joined().filter { $0.verdict != .passed }
+        if !notable.isEmpty { out += "\n" + notable.map(\.description).joined(separator: "\n") + "\n" }
+        return out
+    }
+}

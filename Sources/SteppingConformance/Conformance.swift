@@ -1,0 +1,207 @@
+import Foundation
+import Stepping
+
+/// The conformance kit: every rule of docs/CONFORMANCE.md as black-box checks that run on any
+/// ``SteppingDesign`` — a built-in or one of your own — from a test target or a tool.
+///
+/// Each check drives the design through its public API only: a scripted upstream, real
+/// OpenCombine publishers, hostile upstreams and steppers (the torture cases, run here in the
+/// calling process). ``run(_:on:configuration:)`` runs every check of one rule and returns a
+/// ``RuleResult``; a rule the design declares broken (``SteppingDesign/Traits/knownIssues``)
+/// comes back as a known issue, and fails if none of its checks shows it. From Swift Testing:
+///
+/// ```swift
+/// @Test(arguments: Conformance.rules)
+/// func rule(_ rule: SteppingRule) {
+///     let result = Conformance.run(rule, on: .semaphore)
+///     #expect(result.conforms, "\(result)")
+/// }
+/// ```
+///
+/// Rule R2 (allocations per element) is measured, not checked here: `stepbench run` counts
+/// allocations. A check that stalls is abandoned after ``Configuration/stallLimit`` seconds and
+/// fails the rule (its thread stays blocked: a design that deadlocks leaks one thread).
+public enum Conformance {
+    /// One check of one rule.
+    public struct Check: Sendable {
+        /// The rule it checks (it may touch others on the way).
+        public let rule: SteppingRule
+        /// Its name, unique in the kit.
+        public let name: String
+        /// What it does, in a line.
+        public let title: String
+        let body: @Sendable (SteppingDesign) -> Void
+
+        init(
+            _ rule: SteppingRule, _ name: String, _ title: String, _ body: @escaping @Sendable (SteppingDesign) -> Void
+        ) {
+            self.rule = rule
+            self.name = name
+            self.title = title
+            self.body = body
+        }
+    }
+
+    /// How long and how hard the checks run.
+    public struct Configuration: Sendable {
+        /// Elements of rule S5's stack-depth check (a million by default; fewer under a sanitizer).
+        public var s5Elements: Int
+        /// Seconds a check may run before it counts as stalled (rule R4).
+        public var stallLimit: Double
+        /// Seconds a check of a rule the design declares broken may run: a declared deadlock
+        /// (rule R3) need not wait the whole ``stallLimit``.
+        public var knownIssueStallLimit: Double
+
+        /// The checks' defaults.
+        public init(s5Elements: Int = 1_000_000, stallLimit: Double = 120, knownIssueStallLimit: Double = 15) {
+            self.s5Elements = s5Elements
+            self.stallLimit = stallLimit
+            self.knownIssueStallLimit = knownIssueStallLimit
+        }
+    }
+
+    /// Every check, in rule order.
+    public static let checks: [Check] = {
+        let all = scriptedChecks + tortureChecks
+        return SteppingRule.allCases.flatMap { rule in all.filter { $0.rule == rule } }
+    }()
+
+    /// The rules the kit checks: every rule but R2, which is measured.
+    public static var rules: [SteppingRule] {
+        SteppingRule.allCases.filter { rule in checks.contains { $0.rule == rule } }
+    }
+
+    /// The configuration of the checks running on this thread.
+    static var configuration: Configuration { Recorder.current?.configuration ?? Configuration() }
+
+    /// Runs every check of `rule` on `design`, one after the other, each on a thread of its own.
+    public static func run(
+        _ rule: SteppingRule, on design: SteppingDesign, configuration: Configuration = Configuration()
+    ) -> RuleResult {
+        let known = design.traits.knownIssue(rule)
+        let limit = known == nil ? configuration.stallLimit : configuration.knownIssueStallLimit
+        var failures: [RuleResult.Failure] = []
+        let ruleChecks = checks.filter { $0.rule == rule }
+        for check in ruleChecks {
+            failures += run(check, design: design, configuration: configuration, limit: limit)
+        }
+        return RuleResult(
+            rule: rule, design: design.name, checks: ruleChecks.map(\.name), failures: failures, knownIssue: known)
+    }
+
+    /// Runs `check` on a thread of its own (8 MiB of stack, as a main thread), waiting at most
+    /// `limit` seconds.
+    static func run(_ check: Check, design: SteppingDesign, configuration: Configuration, limit: Double)
+        -> [RuleResult.Failure]
+    {
+        let recorder = Recorder(check: check.name, configuration: configuration)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            Thread.current.threadDictionary[Recorder.key] = recorder
+            check.body(design)
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.name = "conformance \(design) \(check.name)"
+        thread.start()
+        guard done.wait(timeout: .now() + limit) == .success else {
+            return recorder.failures + [
+                .init(
+                    check: check.name,
+                    message:
+                        "stalled: still running after \(limit) s (a deadlock, or a stall: R4); its thread is abandoned",
+                    fileID: #fileID, line: #line)
+            ]
+        }
+        return recorder.failures
+    }
+}
+
+/// What one rule's checks found on one design.
+public struct RuleResult: Sendable, CustomStringConvertible {
+    /// One failed expectation of a check.
+    public struct Failure: Sendable, CustomStringConvertible {
+        /// The check that failed.
+        public var check: String
+        /// What was expected and not seen.
+        public var message: String
+        /// Where the expectation is written.
+        public var fileID: String
+        public var line: Int
+        public var description: String { "\(check): \(message) (\(fileID):\(line))" }
+    }
+
+    /// The result in a word.
+    public enum Verdict: String, Sendable {
+        /// Every check passed.
+        case passed
+        /// The design declares the rule broken, and a check shows it.
+        case knownIssue = "known issue"
+        /// A check failed on a rule the design does not declare broken.
+        case failed
+        /// The design declares the rule broken, but every check passed: the declaration is stale
+        /// (or the kit cannot show the issue).
+        case knownIssueNotShown = "known issue not shown"
+    }
+
+    public let rule: SteppingRule
+    /// The design's name.
+    public let design: String
+    /// The checks that ran.
+    public let checks: [String]
+    public let failures: [Failure]
+    /// The design's declaration for this rule, if it declares it broken.
+    public let knownIssue: SteppingDesign.Traits.KnownIssue?
+
+    public var verdict: Verdict {
+        switch (knownIssue, failures.isEmpty) {
+        case (nil, true): .passed
+        case (nil, false): .failed
+        case (_?, false): .knownIssue
+        case (_?, true): .knownIssueNotShown
+        }
+    }
+
+    /// Whether the design keeps the rule or breaks it as it declares.
+    public var conforms: Bool { verdict == .passed || verdict == .knownIssue }
+
+    public var description: String {
+        var lines = ["\(design) \(rule) (\(rule.summary)): \(verdict.rawValue), \(checks.count) checks"]
+        if let knownIssue { lines.append("  declared: \(knownIssue.reason)") }
+        lines += failures.prefix(10).map { "  \($0)" }
+        if failures.count > 10 { lines.append("  … and \(failures.count - 10) more") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Collects the failed expectations of the check running on its thread.
+final class Recorder: @unchecked Sendable {  // `failures` behind `lock`
+    static let key = "org.stepbench.conformance.recorder"
+    static var current: Recorder? { Thread.current.threadDictionary[key] as? Recorder }
+
+    let check: String
+    let configuration: Conformance.Configuration
+    private let lock = NSLock()
+    private var _failures: [RuleResult.Failure] = []
+
+    init(check: String, configuration: Conformance.Configuration) {
+        self.check = check
+        self.configuration = configuration
+    }
+
+    var failures: [RuleResult.Failure] { lock.withLock { _failures } }
+    func record(_ message: String, fileID: String, line: Int) {
+        lock.withLock { _failures.append(.init(check: check, message: message, fileID: fileID, line: line)) }
+    }
+}
+
+/// Records a failure of the running check unless `condition` holds. Called on the check's own
+/// thread; anywhere else it stops the process (a check must not expect from a helper thread).
+func expect(_ condition: Bool, _ comment: @autoclosure () -> String = "", fileID: String = #fileID, line: Int = #line) {
+    guard !condition else { return }
+    guard let recorder = Recorder.current else {
+        preconditionFailure("\(fileID):\(line): expect(_:) outside a conformance check's thread")
+    }
+    let comment = comment()
+    recorder.record(comment.isEmpty ? "expectation failed" : comment, fileID: fileID, line: line)
+}

@@ -1,0 +1,87 @@
+import Foundation
+@preconcurrency import OpenCombine
+import Stepping
+import SteppingConformanceTesting
+import Testing
+
+/// The conformance kit on a design from outside the library, through public products only.
+@Suite("An outside design through the conformance kit")
+struct SemaphoreConformanceTests {
+    @Test("rule", arguments: Conformance.rules)
+    func test_rule(rule: SteppingRule) {
+        expectConformance(rule, of: .semaphore, configuration: Conformance.Configuration(s5Elements: 100_000))
+    }
+
+    @Test("a design that breaks a rule fails it, by rule id")
+    func test_brokenDesignFailsItsRule() {
+        // The semaphore design with D3 broken: a .more fulfilled inside the stepper is requested
+        // instead of returned as demand.
+        let result = Conformance.run(.d3, on: .eagerRequest)
+        #expect(result.verdict == .failed, "\(result)")
+        #expect(result.failures.allSatisfy { $0.check == "synchronousMoreIsReturnedAsDemand" })
+    }
+
+    @Test("a known issue that is not shown is reported as such")
+    func test_staleKnownIssue() {
+        let claimed = SteppingDesign(
+            name: "semaphore-claiming-s2",
+            traits: .init(knownIssues: [.init(.s2, "claimed, but not true")]), factory: SemaphoreFactory())
+        let result = Conformance.run(.s2, on: claimed)
+        #expect(result.verdict == .knownIssueNotShown)
+        #expect(!result.conforms)
+    }
+
+    @Test("step(design:) takes an outside design")
+    func test_step() {
+        let seen = LockedArray()
+        let cancellable = (1...100).publisher.step(design: .semaphore) { event in
+            if case .input(let value, let promise) = event {
+                seen.append(value)
+                promise(.more)
+            }
+        }
+        #expect(seen.values == Array(1...100))
+        withExtendedLifetime(cancellable) {}
+    }
+}
+
+/// The semaphore design, but a `.more` given during the stepper call is requested from upstream
+/// at once instead of returned as demand: breaks D3 (and D2: two requests outstanding).
+struct EagerRequestFactory: SteppingSubscriberFactory {
+    func makeSubscriber<Input, Failure: Error>(
+        stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void
+    ) -> any SteppingSubscriber<Input, Failure> {
+        EagerRequestSubscriber(SemaphoreSubscriber(stepper: stepper))
+    }
+}
+
+final class EagerRequestSubscriber<Input, Failure: Error>: SteppingSubscriber, @unchecked Sendable {
+    let inner: SemaphoreSubscriber<Input, Failure>
+    var subscription: (any Subscription)?
+    init(_ inner: SemaphoreSubscriber<Input, Failure>) { self.inner = inner }
+    convenience init(stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void) {
+        self.init(SemaphoreSubscriber(stepper: stepper))
+    }
+    func receive(subscription: any Subscription) {
+        self.subscription = subscription
+        inner.receive(subscription: subscription)
+    }
+    func receive(_ input: Input) -> Subscribers.Demand {
+        let demand = inner.receive(input)
+        if demand != .none { subscription?.request(demand) }
+        return .none
+    }
+    func receive(completion: Subscribers.Completion<Failure>) { inner.receive(completion: completion) }
+    func cancel() { inner.cancel() }
+}
+
+extension SteppingDesign {
+    static let eagerRequest = SteppingDesign(name: "eager-request", factory: EagerRequestFactory())
+}
+
+final class LockedArray: @unchecked Sendable {  // `storage` behind `lock`
+    private let lock = NSLock()
+    private var storage: [Int] = []
+    func append(_ value: Int) { lock.withLock { storage.append(value) } }
+    var values: [Int] { lock.withLock { storage } }
+}

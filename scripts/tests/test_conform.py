@@ -1,0 +1,52 @@
+"""`stepbench conform`: the conformance kit's rule × design table, from the real command. The
+designs and the rules they declare broken come from the tool's catalog (`list --format json`)."""
+import json
+import os
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def stepbench():
+    path = os.environ.get("STEPBENCH_BIN", os.path.join(ROOT, ".build", "debug", "stepbench"))
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"no stepbench binary at {path}: run `swift build` first (scripts/test does) or set STEPBENCH_BIN")
+    return path
+
+
+def catalog():
+    done = subprocess.run([stepbench(), "list", "--format", "json"], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def test_conform_table_marks_declared_known_issues_and_exits_0():
+    cat = catalog()
+    reference = cat["referenceDesign"]
+    declared = cat["knownIssues"][reference]
+    assert declared, "the reference port declares the rules the original breaks"
+    clean = next(d for d in cat["designs"] if d not in cat["knownIssues"] and d not in cat["asynchronousDesigns"])
+    rules = ["D1"] + declared[:1]
+    done = subprocess.run(
+        [stepbench(), "conform", "--design", f"{clean},{reference}", "--rule", ",".join(rules), "--format", "markdown"],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("|")]
+    assert lines[0] == f"| rule | {clean} | {reference} |"
+    cells = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:4]] for line in lines[2:]}
+    assert cells["D1"] == ["ok", "ok"]
+    assert cells[declared[0]] == ["ok", "known"]
+    assert f"{reference} {declared[0]}" in done.stdout, "the known issue is explained under the table"
+
+
+def test_conform_refuses_a_measured_rule():
+    done = subprocess.run([stepbench(), "conform", "--rule", "R2"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "measured" in done.stderr and "R2" in done.stderr
+
+
+def test_conform_refuses_an_unknown_rule():
+    done = subprocess.run([stepbench(), "conform", "--rule", "Z9"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "unknown rule 'Z9'" in done.stderr and "D1" in done.stderr
