@@ -10,7 +10,7 @@ import Foundation
 ///
 /// A design is a trivial value (an identity; its description is looked up when asked for), so
 /// the measuring code can pass it, and what holds it, without reference counting.
-public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable, CustomStringConvertible, Codable {
     @usableFromInline let id: ID
 
     /// Which design: a built-in, or the n-th outside design described in this process.
@@ -84,10 +84,17 @@ public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable
     /// The design every report compares to (the built-in whose traits say ``Traits/isReference``).
     public static let reference: SteppingDesign = allCases.first { $0.traits.isReference }!
 
-    /// The built-in design named `rawValue`, or nil.
+    /// The built-in design named `rawValue`, or the outside design described with that name in
+    /// this process (the first, if several were), or nil. A design is encoded as its name and
+    /// decoded this way, so that it can travel to a child process that describes the same designs.
     public init?(rawValue: String) {
-        guard let design = Self.allCases.first(where: { $0.name == rawValue }) else { return nil }
-        self = design
+        if let design = Self.allCases.first(where: { $0.name == rawValue }) {
+            self = design
+        } else if let index = OutsideDesigns.shared.index(named: rawValue) {
+            self.init(id: .outside(index))
+        } else {
+            return nil
+        }
     }
 
     /// The design's ``name``.
@@ -134,5 +141,6 @@ final class OutsideDesigns: @unchecked Sendable {  // `entries` behind `lock`; e
     }
 
     func description(_ index: Int) -> SteppingDesign.Description { lock.withLock { entries[index].0 } }
+    func index(named name: String) -> Int? { lock.withLock { entries.firstIndex { $0.0.name == name } } }
     @usableFromInline func factory(_ index: Int) -> any SteppingSubscriberFactory { lock.withLock { entries[index].1 } }
 }

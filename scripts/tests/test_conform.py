@@ -10,9 +10,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def stepbench():
-    path = os.environ.get("STEPBENCH_BIN", os.path.join(ROOT, ".build", "debug", "stepbench"))
+    path = os.environ.get("STEPBENCH_BIN", os.path.join(ROOT, "Bench", ".build", "debug", "stepbench"))
     if not os.access(path, os.X_OK):
-        pytest.fail(f"no stepbench binary at {path}: run `swift build` first (scripts/test does) or set STEPBENCH_BIN")
+        pytest.fail(f"no stepbench binary at {path}: run `swift build --package-path Bench` first (scripts/test does) or set STEPBENCH_BIN")
     return path
 
 

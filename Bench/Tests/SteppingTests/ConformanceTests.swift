@@ -4,13 +4,16 @@ import TestSupport
 import Testing
 
 /// docs/CONFORMANCE.md's rules on the six designs, through the conformance kit: every rule a
-/// test case named by its id, each design's declared known issues recorded as known issues.
+/// test case named by its id, each design's declared known issues recorded as known issues. The
+/// torture cases run in child processes (``TortureTests/childRunner``).
 @Suite("Conformance: every rule of the kit on every design")
 struct ConformanceTests {
     @Test("rule", arguments: Conformance.rules, testedDesigns)
     func test_rule(rule: SteppingRule, design: SteppingDesign) {
         expectConformance(
-            rule, of: design, configuration: Conformance.Configuration(s5Elements: TestSwitches.s5Elements))
+            rule, of: design,
+            configuration: Conformance.Configuration(
+                s5Elements: TestSwitches.s5Elements, runTorture: TortureTests.childRunner))
     }
 
     @Test("the kit checks every rule but R2, which is measured")

@@ -51,12 +51,22 @@ public enum Conformance {
         /// Seconds a check of a rule the design declares broken may run: a declared deadlock
         /// (rule R3) need not wait the whole ``stallLimit``.
         public var knownIssueStallLimit: Double
+        /// Runs one torture case on a design within the seconds given and returns the violations
+        /// it saw (a crash or a stall is one). By default in this process
+        /// (``TortureCase/runInProcess(_:on:seconds:)``); a runner that starts a child process per
+        /// case keeps a crash from ending the caller (the suite's own tests run `SteppingTorture`).
+        public var runTorture:
+            @Sendable (_ torture: TortureCase, _ design: SteppingDesign, _ seconds: Double) -> [String]
 
         /// The checks' defaults.
-        public init(s5Elements: Int = 1_000_000, stallLimit: Double = 120, knownIssueStallLimit: Double = 15) {
+        public init(
+            s5Elements: Int = 1_000_000, stallLimit: Double = 120, knownIssueStallLimit: Double = 15,
+            runTorture: @escaping @Sendable (TortureCase, SteppingDesign, Double) -> [String] = TortureCase.runInProcess
+        ) {
             self.s5Elements = s5Elements
             self.stallLimit = stallLimit
             self.knownIssueStallLimit = knownIssueStallLimit
+            self.runTorture = runTorture
         }
     }
 
@@ -73,6 +83,8 @@ public enum Conformance {
 
     /// The configuration of the checks running on this thread.
     static var configuration: Configuration { Recorder.current?.configuration ?? Configuration() }
+    /// The seconds the check running on this thread may take.
+    static var stallLimit: Double { Recorder.current?.limit ?? Configuration().stallLimit }
 
     /// Runs every check of `rule` on `design`, one after the other, each on a thread of its own.
     public static func run(
@@ -94,7 +106,7 @@ public enum Conformance {
     static func run(_ check: Check, design: SteppingDesign, configuration: Configuration, limit: Double)
         -> [RuleResult.Failure]
     {
-        let recorder = Recorder(check: check.name, configuration: configuration)
+        let recorder = Recorder(check: check.name, configuration: configuration, limit: limit)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             Thread.current.threadDictionary[Recorder.key] = recorder
@@ -104,7 +116,8 @@ public enum Conformance {
         thread.stackSize = 8 << 20
         thread.name = "conformance \(design) \(check.name)"
         thread.start()
-        guard done.wait(timeout: .now() + limit) == .success else {
+        // A torture runner's own watchdog fires at `limit`: give it time to report first.
+        guard done.wait(timeout: .now() + limit + 10) == .success else {
             return recorder.failures + [
                 .init(
                     check: check.name,
@@ -181,12 +194,15 @@ final class Recorder: @unchecked Sendable {  // `failures` behind `lock`
 
     let check: String
     let configuration: Conformance.Configuration
+    /// Seconds the check may run.
+    let limit: Double
     private let lock = NSLock()
     private var _failures: [RuleResult.Failure] = []
 
-    init(check: String, configuration: Conformance.Configuration) {
+    init(check: String, configuration: Conformance.Configuration, limit: Double) {
         self.check = check
         self.configuration = configuration
+        self.limit = limit
     }
 
     var failures: [RuleResult.Failure] { lock.withLock { _failures } }

@@ -3,8 +3,6 @@ import Foundation
 import Stepping
 import SteppingConformance
 
-extension SteppingRule: ExpressibleByArgument {}
-
 extension StepBench {
     struct Conform: ParsableCommand {
         static let configuration = CommandConfiguration(

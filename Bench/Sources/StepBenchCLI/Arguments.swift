@@ -6,7 +6,6 @@ import Stepping
 // The values options take. Single values are parsed by ArgumentParser, which lists the valid
 // ones when a value is unknown; lists (`--design locked,atomic`) by ``CommaSeparated``.
 
-extension SteppingDesign: ExpressibleByArgument {}
 extension ScenarioKind: ExpressibleByArgument {}
 extension StepPath: ExpressibleByArgument {}
 extension Preset: ExpressibleByArgument {}
@@ -24,20 +23,32 @@ enum ListFormat: String, CaseIterable, ExpressibleByArgument {
 enum CommaSeparated {
     /// Names of `Element` values; the message of an unknown one lists the valid ones.
     static func names<Element: ExpressibleByArgument>(_ text: String, noun: String) throws -> [Element] {
-        let valid = "valid \(noun)s: \(Element.allValueStrings.joined(separator: ", "))"
+        try names(text, noun: noun, valid: Element.allValueStrings, Element.init(argument:))
+    }
+
+    /// Names of values that `value(named:)` finds among `valid` (types of the library, which
+    /// knows nothing of ArgumentParser).
+    static func names<Element>(_ text: String, noun: String, valid: [String], _ value: (String) -> Element?) throws
+        -> [Element]
+    {
+        let valid = "valid \(noun)s: \(valid.joined(separator: ", "))"
         let names = items(text).filter { !$0.isEmpty }
         guard !names.isEmpty else { throw ValidationError("no \(noun) given; \(valid)") }
         return try names.map { name in
-            guard let value = Element(argument: name) else {
+            guard let element = value(name) else {
                 throw ValidationError("unknown \(noun) '\(name)'; \(valid)")
             }
-            return value
+            return element
         }
     }
 
-    static func designs(_ text: String) throws -> [SteppingDesign] { try names(text, noun: "design") }
+    static func designs(_ text: String) throws -> [SteppingDesign] {
+        try names(text, noun: "design", valid: SteppingDesign.allCases.map(\.name), SteppingDesign.init(rawValue:))
+    }
     static func scenarios(_ text: String) throws -> [ScenarioKind] { try names(text, noun: "scenario") }
-    static func rules(_ text: String) throws -> [SteppingRule] { try names(text, noun: "rule") }
+    static func rules(_ text: String) throws -> [SteppingRule] {
+        try names(text, noun: "rule", valid: SteppingRule.allCases.map(\.rawValue), SteppingRule.init(rawValue:))
+    }
     /// Paths, or `none` for no path.
     static func paths(_ text: String) throws -> [StepPath] {
         text.trimmingCharacters(in: .whitespaces) == "none" ? [] : try names(text, noun: "path")

@@ -85,6 +85,3 @@ public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
 
     public var description: String { "\(setting.rawValue): \(message)" }
 }
-
-/// Designs travel to a child process by name (``RunConfiguration``).
-extension SteppingDesign: Codable {}

@@ -1,0 +1,124 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The bench: everything of StepBench but the library, which it takes from the repository's root
+// package by path (as swift-nio's Benchmarks/), so that depending on `Stepping` drags none of
+// this in. Its products: the conformance kit (SteppingConformance, SteppingConformanceTesting)
+// and the `stepbench` tool. Pinned exactly: the bench's numbers depend on these versions.
+//
+// Allocators: `stepbench` (StepBenchKit) links jemalloc and reads its exact statistics; the
+// package-benchmark suite (Benchmarks/SteppingBenchmarks) counts mallocs with
+// malloc-interposer. Both measure the same scenarios from StepBenchScenarios, which links no
+// allocator, so neither binary carries the other's allocator. ThreadSanitizer, which must
+// intercept malloc itself, builds the library and its tests without them:
+// Tests/ThreadSanitizer/Package.swift.
+
+/// The library under measure, from the root package.
+let stepping = Target.Dependency.product(name: "Stepping", package: "Stepping")
+
+let products: [Product] = [
+    .library(name: "SteppingConformance", targets: ["SteppingConformance"]),
+    .library(name: "SteppingConformanceTesting", targets: ["SteppingConformanceTesting"]),
+    .executable(name: "stepbench", targets: ["stepbench"]),
+]
+let targets: [Target] = [
+    // The measured window's edges as callgrind client requests (needs Debian's `valgrind`
+    // package for <valgrind/callgrind.h>; scripts/lib/ensure-deps installs it).
+    .target(name: "CCallgrind"),
+    .target(
+        name: "StepBenchScenarios",
+        dependencies: [
+            stepping, "CCallgrind",
+            .product(name: "OpenCombine", package: "OpenCombine"),
+            .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+        ]
+    ),
+    // The conformance kit: every rule of docs/CONFORMANCE.md as checks any design can run.
+    .target(
+        name: "SteppingConformance",
+        dependencies: [stepping, "StepBenchScenarios", .product(name: "OpenCombine", package: "OpenCombine")]
+    ),
+    // The kit's adapter for Swift Testing: failures as issues, declared known issues as known issues.
+    .target(name: "SteppingConformanceTesting", dependencies: ["SteppingConformance", stepping]),
+    // Helpers of every test target and the torture child; the tests take the suite's own
+    // upstream and generator from StepBenchScenarios, probes and scripted upstreams from the kit.
+    .target(
+        name: "TestSupport",
+        dependencies: [stepping, "StepBenchScenarios", "SteppingConformance"],
+        path: "Tests/TestSupport"
+    ),
+    .testTarget(
+        name: "SteppingTests",
+        dependencies: [
+            stepping, "StepBenchScenarios", "TestSupport", "SteppingConformanceTesting",
+            .product(name: "OpenCombine", package: "OpenCombine"),
+            .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+        ]
+    ),
+    // A design from outside the library, through the public products alone (no @testable).
+    .testTarget(
+        name: "OutsideDesignTests",
+        dependencies: [
+            stepping, "SteppingConformanceTesting", .product(name: "OpenCombine", package: "OpenCombine"),
+        ]
+    ),
+    // The torture cases, one per child process (Tests/SteppingTests/TortureTests.swift runs it),
+    // so that a case that crashes or deadlocks one design cannot hide the others.
+    .executableTarget(
+        name: "SteppingTorture",
+        dependencies: [stepping, "SteppingConformance"],
+        path: "Tests/SteppingTorture"
+    ),
+    // The measuring targets: each tool links its allocator (above).
+    .systemLibrary(
+        name: "CJemalloc",
+        pkgConfig: "jemalloc",
+        providers: [.apt(["libjemalloc-dev"])]
+    ),
+    .target(name: "CJemallocConfig"),
+    .target(
+        name: "StepBenchKit",
+        dependencies: [stepping, "StepBenchScenarios", "CJemalloc", "CJemallocConfig"]
+    ),
+    .target(
+        name: "StepBenchCLI",
+        dependencies: [
+            "StepBenchKit", stepping, "SteppingConformance",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]
+    ),
+    .executableTarget(name: "stepbench", dependencies: ["StepBenchCLI"]),
+    .testTarget(
+        name: "StepBenchKitTests",
+        dependencies: [
+            "StepBenchKit", "StepBenchScenarios", "StepBenchCLI", stepping, "TestSupport",
+            .product(name: "OpenCombine", package: "OpenCombine"),
+        ]
+    ),
+    .executableTarget(
+        name: "SteppingBenchmarks",
+        dependencies: [
+            stepping, "StepBenchScenarios",
+            .product(name: "Benchmark", package: "benchmark"),
+        ],
+        path: "Benchmarks/SteppingBenchmarks",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
+]
+
+let package = Package(
+    name: "StepBench",
+    platforms: [.macOS(.v15)],
+    products: products,
+    dependencies: [
+        .package(name: "Stepping", path: ".."),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
+        // MallocInterposer only: the default traits also name a runtime interposer that is not
+        // mirrored here (resolution fails without this line).
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: targets
+)
