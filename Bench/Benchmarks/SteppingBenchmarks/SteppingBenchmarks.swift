@@ -18,14 +18,14 @@ import Stepping
 
 /// The tolerances `thresholds check` applies at p90 against the committed Thresholds/. Only
 /// what the code alone decides is gated: mallocCountTotal of the benchmarks whose allocation
-/// count is exact, at most `ScenarioKind.allocationTolerance(design:)` per element apart (the
+/// count is exact, at most `ScenarioKind.allocationTolerance(for:)` per element apart (the
 /// same tolerance `stepbench compare` allows: 0.01 per element, 0.5 per round in cancel-race),
 /// so one extra allocation per element (per round) fails. Wall clock,
 /// and the counts that follow thread timing, are measured and printed but never gated: on
 /// shared VMs they follow the neighbours and the schedule, so gating them fails unchanged trees.
 /// scripts/thresholds_policy.py keeps the committed threshold files to exactly this.
-func thresholds(_ scenario: ScenarioKind, _ design: SteppingDesign?) -> [BenchmarkMetric: BenchmarkThresholds] {
-    guard let tolerance = scenario.allocationTolerance(design: design) else { return [:] }
+func thresholds(_ scenario: ScenarioKind, _ subject: Subject) -> [BenchmarkMetric: BenchmarkThresholds] {
+    guard let tolerance = scenario.allocationTolerance(for: subject) else { return [:] }
     let allowed = max(1, Int(tolerance * Double(scenario.suiteElements)))
     return [.mallocCountTotal: BenchmarkThresholds(absolute: [.p90: allowed])]
 }
@@ -35,15 +35,14 @@ struct BenchmarkHandle: @unchecked Sendable { let benchmark: Benchmark }
 
 let benchmarks: @Sendable () -> Void = {
     for scenario in ScenarioKind.allCases {
-        let designs: [SteppingDesign?] = scenario.isFloor ? [nil] : SteppingDesign.allCases
-        for design in designs {
-            let name = scenario.benchmarkName(design: design)
+        for subject in scenario.subjects {
+            let name = scenario.benchmarkName(for: subject)
             let configuration = Benchmark.Configuration(
                 metrics: [.wallClock, .mallocCountTotal],
                 warmupIterations: 2,
                 maxDuration: .seconds(1),
                 maxIterations: 200,
-                thresholds: thresholds(scenario, design))
+                thresholds: thresholds(scenario, subject))
             Benchmark(name, configuration: configuration) { benchmark in
                 let handle = BenchmarkHandle(benchmark: benchmark)
                 MeterHooks.install(
@@ -53,7 +52,7 @@ let benchmarks: @Sendable () -> Void = {
                         willStop: { handle.benchmark.stopMeasurement() }))
                 do {
                     _ = try scenario.run(
-                        design: design, threads: scenario.suiteThreads, elements: scenario.suiteElements)
+                        subject, threads: scenario.suiteThreads, elements: scenario.suiteElements)
                 } catch {
                     benchmark.error("\(name): \(error)")
                 }

@@ -11,10 +11,11 @@ import Stepping
 public struct BenchmarkRunner {
     public struct Combination: Equatable, Sendable {
         public var scenario: ScenarioKind
-        public var design: SteppingDesign?
+        /// `.floor` for a floor scenario, else a design.
+        public var subject: Subject
         public var threads: Int
         public var elements: Int
-        public var label: String { "\(scenario.rawValue) \(design.map(Subject.design) ?? .floor) ×\(threads)" }
+        public var label: String { "\(scenario.rawValue) \(subject) ×\(threads)" }
     }
 
     public let configuration: RunConfiguration
@@ -34,11 +35,13 @@ public struct BenchmarkRunner {
             let elements = configuration.countsOnly ? scenario.countingElements(timed) : timed
             for threads in scenario.threadCounts(requested: configuration.threads) {
                 if scenario.isFloor {
-                    result.append(Combination(scenario: scenario, design: nil, threads: threads, elements: elements))
+                    result.append(
+                        Combination(scenario: scenario, subject: .floor, threads: threads, elements: elements))
                 } else {
                     for design in configuration.designs {
                         result.append(
-                            Combination(scenario: scenario, design: design, threads: threads, elements: elements))
+                            Combination(
+                                scenario: scenario, subject: .design(design), threads: threads, elements: elements))
                     }
                 }
             }
@@ -94,7 +97,7 @@ public struct BenchmarkRunner {
                 "[\(done)/\(total)] \(phase) \(c.label) — \(Self.duration(elapsed)) elapsed, ETA \(Self.duration(eta))")
             guard failures[i] == nil else { return }
             do {
-                let r = try c.scenario.run(design: c.design, threads: c.threads, elements: elements)
+                let r = try c.scenario.run(c.subject, threads: c.threads, elements: elements)
                 if record { raw[i].append(r) }
             } catch {
                 failures[i] = "\(error)"
@@ -117,10 +120,10 @@ public struct BenchmarkRunner {
             let c = combos[i]
             let ok = failures[i] == nil && !raw[i].isEmpty
             return ResultsFile.Row(
-                scenario: c.scenario, design: c.design.map(Subject.design) ?? .floor, threads: c.threads,
+                scenario: c.scenario, design: c.subject, threads: c.threads,
                 elements: c.elements, status: ok ? .ok : .failed, failure: failures[i],
                 repetitions: raw[i], summary: ok ? ResultsFile.Summary(raw[i], side: c.scenario.sideMetric) : nil,
-                allocationsExact: c.scenario.allocationsAreExact(design: c.design))
+                allocationsExact: c.scenario.allocationsAreExact(for: c.subject))
         }
         var file = ResultsFile(
             schema: ResultsFile.currentSchema,

@@ -97,25 +97,22 @@ public struct Catalog: Codable, Equatable, Sendable {
     public var knownIssues: [String: [String]] = [:]
 
     public static var current: Catalog {
-        func design(_ d: SteppingDesign?) -> String { (d.map(Subject.design) ?? .floor).name }
         let scenarios = ScenarioKind.allCases.map { s -> Scenario in
-            let candidates: [SteppingDesign?] = s.isFloor ? [nil] : SteppingDesign.allCases
             return Scenario(
                 name: s.rawValue, summary: s.summary, isFloor: s.isFloor, floor: s.floor?.rawValue,
                 elementsQuick: s.elements(.quick), elementsFull: s.elements(.full),
                 threads: s.threadCounts(requested: [1, 2, 4]),
-                exactAllocations: candidates.filter { s.allocationsAreExact(design: $0) }.map(design),
+                exactAllocations: s.subjects.filter { s.allocationsAreExact(for: $0) }.map(\.name),
                 primaryMetric: s.primaryMetric.rawValue, unit: s.unit,
                 throughputScalesWithThreads: s.throughputScalesWithThreads)
         }
         let benchmarks = ScenarioKind.allCases.flatMap { s -> [Benchmark] in
-            let candidates: [SteppingDesign?] = s.isFloor ? [nil] : SteppingDesign.allCases
-            return candidates.map { d in
+            s.subjects.map { subject in
                 Benchmark(
-                    name: s.benchmarkName(design: d), scenario: s.rawValue, design: design(d),
+                    name: s.benchmarkName(for: subject), scenario: s.rawValue, design: subject.name,
                     threads: s.suiteThreads, elements: s.suiteElements,
-                    exactAllocations: s.allocationsAreExact(design: d),
-                    allocationTolerance: s.allocationTolerance(design: d))
+                    exactAllocations: s.allocationsAreExact(for: subject),
+                    allocationTolerance: s.allocationTolerance(for: subject))
             }
         }
         return Catalog(
@@ -124,7 +121,7 @@ public struct Catalog: Codable, Equatable, Sendable {
             defaultDesign: SteppingDesign.default.rawValue, referenceDesign: SteppingDesign.reference.rawValue,
             readableSchemas: ResultsFile.readableSchemas,
             scenarios: scenarios, benchmarks: benchmarks,
-            gateDesigns: SteppingDesign.allCases.filter { ScenarioKind.syncStep.allocationsAreExact(design: $0) }
+            gateDesigns: SteppingDesign.allCases.filter { ScenarioKind.syncStep.allocationsAreExact(for: .design($0)) }
                 .map(\.rawValue),
             profiledScenarios: Profiler.scenarios.map(\.rawValue),
             timingScenarios: [ScenarioKind.syncStep, .floorSync].map(\.rawValue),

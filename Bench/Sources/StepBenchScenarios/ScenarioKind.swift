@@ -140,9 +140,9 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// transitions run. That design's count is not fixed in async-park either: the woken
     /// fulfiller's promise lands before or after the stepper has returned, as the wake-up
     /// falls, and each order allocates its own closures. The one declaration.
-    public func allocationTolerance(design: SteppingDesign?) -> Double? {
-        guard design?.deliversSynchronously ?? true else { return nil }
-        if design?.traits.allocatesPerTransition == true && racesTransitions { return nil }
+    public func allocationTolerance(for subject: Subject) -> Double? {
+        guard subject.design?.deliversSynchronously ?? true else { return nil }
+        if subject.design?.traits.allocatesPerTransition == true && racesTransitions { return nil }
         switch self {
         case .paceJitter, .floorPace: return nil
         case .cancelRace, .floorCancelRace: return 0.5
@@ -162,8 +162,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// Whether the count of allocations is fixed by the code (``allocationTolerance(design:)``).
-    public func allocationsAreExact(design: SteppingDesign?) -> Bool { allocationTolerance(design: design) != nil }
+    /// Whether the count of allocations is fixed by the code (``allocationTolerance(for:)``).
+    public func allocationsAreExact(for subject: Subject) -> Bool { allocationTolerance(for: subject) != nil }
 
     /// Elements per iteration of the package-benchmark suite (Benchmarks/SteppingBenchmarks): a
     /// few milliseconds each, so one benchmark takes about a second (rounds for cancel-race, per
@@ -193,17 +193,26 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// Threads of the package-benchmark suite's run of this scenario (racing scenarios at 2).
     public var suiteThreads: Int { threadCounts(requested: [2]).first ?? 1 }
 
-    /// The package-benchmark name of (this scenario, design): `<scenario>_<design>`, floors
+    /// The package-benchmark name of (this scenario, subject): `<scenario>_<design>`, floors
     /// `<scenario>` (no spaces or `/`: threshold files are named after it).
-    public func benchmarkName(design: SteppingDesign?) -> String {
-        [rawValue, design?.rawValue].compactMap { $0 }.joined(separator: "_")
+    public func benchmarkName(for subject: Subject) -> String {
+        [rawValue, subject.design?.name].compactMap { $0 }.joined(separator: "_")
     }
 
-    /// Runs one repetition. `design` is ignored by floor rows; every other scenario needs one.
-    public func run(design: SteppingDesign?, threads: Int, elements: Int) throws -> RepetitionResult {
+    /// What this scenario measures: a floor measures itself (its rows' subject is `floor`), every
+    /// other scenario a design (the built-ins here; a run may name others).
+    public var subjects: [Subject] { isFloor ? [.floor] : SteppingDesign.allCases.map(Subject.design) }
+
+    /// Runs one repetition of `subject`: `.floor` for a floor scenario, a design for any other.
+    public func run(_ subject: Subject, threads: Int, elements: Int) throws -> RepetitionResult {
         func stepping() throws -> SteppingDesign {
-            guard let design else { throw ScenarioFailure("\(rawValue) needs a design") }
+            guard let design = subject.design else {
+                throw ScenarioFailure("\(rawValue) needs a design, not \(subject)")
+            }
             return design
+        }
+        if isFloor && subject != .floor {
+            throw ScenarioFailure("\(rawValue) is a floor: it measures no design (\(subject))")
         }
         return switch self {
         case .syncStep: try SyncStep.run(design: stepping(), elements: elements)

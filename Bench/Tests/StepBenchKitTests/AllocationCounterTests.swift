@@ -55,7 +55,7 @@ struct AllocationCounterTests {
             for _ in 0..<3 {
                 best = min(
                     best,
-                    try ScenarioKind.syncStep.run(design: design, threads: 1, elements: 20_000).allocationsPerElement)
+                    try ScenarioKind.syncStep.run(.design(design), threads: 1, elements: 20_000).allocationsPerElement)
             }
             if design.traits.allocatesPerElement {
                 #expect(best >= 1, "\(design) declares allocations per element; read \(best)")
@@ -71,10 +71,10 @@ struct AllocationCounterTests {
     func test_exactAllocationCounts_doNotFollowTheSchedule(scenario: ScenarioKind) throws {
         AllocationCounter.install()
         for design in SteppingDesign.allCases {
-            guard let tolerance = scenario.allocationTolerance(design: design) else { continue }
+            guard let tolerance = scenario.allocationTolerance(for: .design(design)) else { continue }
             var counts: [Double] = []
             for run in 0..<7 {  // the first is a warm-up (one-time allocations), as in the tool
-                let count = try scenario.run(design: design, threads: 2, elements: scenario.suiteElements)
+                let count = try scenario.run(.design(design), threads: 2, elements: scenario.suiteElements)
                     .allocationsPerElement
                 if run > 0 { counts.append(count) }
             }
@@ -89,38 +89,47 @@ struct AllocationCounterTests {
     /// Holds the test-only design's per-element allocation so that it cannot be optimised away.
     final class Holder: @unchecked Sendable { var last: Object? }  // written by the one stepping thread
 
+    /// A synchronous design that claims no allocation per element.
+    static let zeroAllocating = SteppingDesign.allCases.first {
+        $0.deliversSynchronously && !$0.traits.allocatesPerElement
+    }!
+
     /// Runs sync-step 3 times for `makeSubscriber` and returns a results file with that row,
-    /// named `locked` so that `compare` lines it up with the real `locked`.
+    /// named after ``zeroAllocating`` so that `compare` lines it up with the real one.
     static func resultsFile(elements n: Int, _ makeSubscriber: SyncStep.MakeSubscriber) throws -> ResultsFile {
         var file = ResultsFileTests.sample()
-        let reps = try (0..<3).map { _ in try SyncStep.run(name: "locked", elements: n, makeSubscriber: makeSubscriber)
+        let reps = try (0..<3).map { _ in
+            try SyncStep.run(name: zeroAllocating.name, elements: n, makeSubscriber: makeSubscriber)
         }
         file.rows = [
             .init(
-                scenario: .syncStep, design: "locked", threads: 1, elements: n, status: .ok, failure: nil,
+                scenario: .syncStep, design: .design(zeroAllocating), threads: 1, elements: n, status: .ok,
+                failure: nil,
                 repetitions: reps, summary: ResultsFile.Summary(reps))
         ]
         return file
     }
 
-    @Test("end to end: the allocation gate flags a test-only design that allocates once more per element than locked")
+    @Test(
+        "end to end: the allocation gate flags a test-only design that allocates once more per element than a design that allocates none"
+    )
     func test_allocationGate_flagsOneMoreAllocationPerElement() throws {
         AllocationCounter.install()
         let n = 20_000
-        let locked: SyncStep.MakeSubscriber = { SteppingDesign.locked.makeSubscriber(stepper: $0) }
+        let none: SyncStep.MakeSubscriber = { Self.zeroAllocating.makeSubscriber(stepper: $0) }
         let holder = Holder()
         let allocating: SyncStep.MakeSubscriber = { stepper in
-            SteppingDesign.locked.makeSubscriber { event in
+            Self.zeroAllocating.makeSubscriber { event in
                 holder.last = Object()  // the one extra allocation per element
                 stepper(event)
             }
         }
-        let baseline = try Self.resultsFile(elements: n, locked)
-        let same = try Self.resultsFile(elements: n, locked)
+        let baseline = try Self.resultsFile(elements: n, none)
+        let same = try Self.resultsFile(elements: n, none)
         let worse = try Self.resultsFile(elements: n, allocating)
 
         let aa = Comparison.compare(baseline: baseline, current: same)
-        #expect(aa.exactRegressions.isEmpty, "locked against itself: \(aa.exactRegressions)")
+        #expect(aa.exactRegressions.isEmpty, "\(Self.zeroAllocating) against itself: \(aa.exactRegressions)")
 
         let ab = Comparison.compare(baseline: baseline, current: worse)
         let row = try #require(ab.rows.first { $0.metric == .allocationsPerElement })

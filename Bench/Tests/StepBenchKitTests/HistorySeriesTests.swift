@@ -1,4 +1,5 @@
 import Foundation
+import Stepping
 import Testing
 
 @testable import StepBenchKit
@@ -107,14 +108,16 @@ struct HistorySeriesTests {
 
     @Test("an exact series carries the gate's own tolerance for its row, as compare applies it")
     func test_series_tolerancesAreCompares() {
-        let atomic = RowKey(scenario: .syncStep, design: .design(.atomic), threads: 1)
-        let stream = RowKey(scenario: .syncStep, design: .design(.actorStream), threads: 1)
-        let race = RowKey(scenario: .cancelRace, design: .design(.atomic), threads: 2)
+        let loose = SteppingDesign.allCases.first { $0.traits.instructionTolerance != nil }!
+        let atomic = RowKey(scenario: .syncStep, design: .design(.default), threads: 1)
+        let stream = RowKey(scenario: .syncStep, design: .design(loose), threads: 1)
+        let race = RowKey(scenario: .cancelRace, design: .design(.default), threads: 2)
         #expect(HistorySeries.tolerance(.instructionsPerElement, of: atomic).relative == 0.005)
-        #expect(HistorySeries.tolerance(.instructionsPerElement, of: stream).relative == 0.05)
+        #expect(
+            HistorySeries.tolerance(.instructionsPerElement, of: stream).relative == loose.traits.instructionTolerance)
         #expect(
             HistorySeries.tolerance(.allocationsPerElement, of: race).absolute
-                == ScenarioKind.cancelRace.allocationTolerance(design: .atomic))
+                == ScenarioKind.cancelRace.allocationTolerance(for: .design(.default)))
         #expect(HistorySeries.tolerance(.allocationsPerElement, of: atomic).absolute == 0.01)
     }
 

@@ -18,15 +18,14 @@ struct ScenarioTests {
     func test_scenario_runsAndVerifies(scenario: ScenarioKind) throws {
         AllocationCounter.install()
         let n = try #require(Self.sizes[scenario])
-        let designs: [SteppingDesign?] = scenario.isFloor ? [nil] : SteppingDesign.allCases
-        for design in designs {
+        for subject in scenario.subjects {
             for threads in scenario.threadCounts(requested: [1, 2]) {
-                let r = try scenario.run(design: design, threads: threads, elements: n)
+                let r = try scenario.run(subject, threads: threads, elements: n)
                 let pipelines = [.fanOut, .floorFanOut].contains(scenario)
                 #expect(r.elements == (pipelines ? n * threads : n))
                 #expect((r.threadNanoseconds?.count ?? 0) == (pipelines ? threads : 0))
                 #expect(r.elapsedNanoseconds > 0)
-                #expect((r.latency != nil) == scenario.hasLatency, "\(scenario) \(String(describing: design))")
+                #expect((r.latency != nil) == scenario.hasLatency, "\(scenario) \(subject)")
                 #expect((r.sideEvents != nil) == (scenario.sideMetric != nil), "\(scenario): side events")
             }
         }

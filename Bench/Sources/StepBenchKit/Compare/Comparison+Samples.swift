@@ -56,7 +56,7 @@ extension Comparison {
     /// Whether `row`'s allocation count is fixed by the code: what the row says (stepbench/2),
     /// else the scenario's declaration (stepbench/1 rows carry no flag).
     public static func allocationsAreExact(_ row: ResultsFile.Row) -> Bool {
-        row.allocationsExact ?? row.scenario.allocationsAreExact(design: row.design.design)
+        row.allocationsExact ?? row.scenario.allocationsAreExact(for: row.design)
     }
 
     /// The allocations per element of `row`'s repetitions that carry their own count (repeats

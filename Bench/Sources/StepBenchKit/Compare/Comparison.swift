@@ -59,7 +59,7 @@ import Stepping
 /// `no-drift-estimate` where it would have said regression or improvement.
 ///
 /// Allocations per element are exact counts where the scenario declares them so
-/// (``ScenarioKind/allocationTolerance(design:)``): an increase beyond that tolerance is a
+/// (``ScenarioKind/allocationTolerance(for:)``): an increase beyond that tolerance is a
 /// regression. Where thread timing decides the count (the actors, pace-jitter), it is compared
 /// like a timing metric. Instructions per element and per event (callgrind) are exact for one
 /// binary: an increase of more than 0.5% is a regression; so is one of more than 0.5 in a path's
@@ -146,9 +146,9 @@ public struct Comparison: Codable, Equatable, Sendable {
     static let allocationTolerance = 0.01
 
     /// How far two exact allocation counts per element of `row` may lie apart: its scenario's
-    /// tolerance for its design (``ScenarioKind/allocationTolerance(design:)``), else the default.
+    /// tolerance for its design (``ScenarioKind/allocationTolerance(for:)``), else the default.
     static func allocationTolerance(of row: RowKey) -> Double {
-        row.scenario.allocationTolerance(design: row.design.design) ?? allocationTolerance
+        row.scenario.allocationTolerance(for: row.design) ?? allocationTolerance
     }
     /// Instruction counts repeat exactly for one binary inside the measured window; an
     /// increase above 0.5% is a regression (a different binary moves code, and the count a

@@ -37,6 +37,6 @@ public struct ProfileRequest: Codable, Equatable, Sendable {
         }
         AllocationCounter.install()
         ThreadedProcess.ensure()
-        return try scenario.run(design: subject.design, threads: 1, elements: elements)
+        return try scenario.run(subject, threads: 1, elements: elements)
     }
 }

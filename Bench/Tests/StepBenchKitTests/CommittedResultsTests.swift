@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+@testable import StepBenchKit
+
+/// The committed results files (results/<machine-id>/) read with this build, and what they
+/// measured is written back as it is on disk: the same scenario, design (or floor) and threads
+/// for every row, profile and path, in the same order. Designs are open values now; their
+/// names on disk are the results files' contract.
+@Suite("committed results files")
+struct CommittedResultsTests {
+    static let results = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("results")
+
+    /// (scenario or path, design, threads) of each entry of `key`, as JSON holds them.
+    static func identities(_ json: [String: Any], _ key: String) -> [String] {
+        (json[key] as? [[String: Any]] ?? []).map { entry in
+            ["scenario", "path", "design", "threads"].map { "\(entry[$0] ?? "-")" }.joined(separator: "|")
+        }
+    }
+
+    @Test("every committed results file reads, and its keys are written back unchanged")
+    func test_committedResults_readUnchanged() throws {
+        let manager = FileManager.default
+        var read = 0
+        for machine in try manager.contentsOfDirectory(atPath: Self.results.path).sorted() {
+            let folder = Self.results.appendingPathComponent(machine)
+            guard (try? folder.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true else { continue }
+            for name in try manager.contentsOfDirectory(atPath: folder.path).sorted() where name.hasSuffix(".json") {
+                let url = folder.appendingPathComponent(name)
+                let raw = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+                guard let schema = raw["schema"] as? String, ResultsFile.readableSchemas.contains(schema) else {
+                    continue
+                }
+                let file = try ResultsFile.read(url)
+                let written = try #require(
+                    try JSONSerialization.jsonObject(with: JSONOutput.encode(file)) as? [String: Any])
+                for key in ["rows", "profiles", "paths"] {
+                    #expect(
+                        Self.identities(written, key) == Self.identities(raw, key), "\(machine)/\(name): \(key)")
+                }
+                read += 1
+            }
+        }
+        #expect(read >= 20, "read \(read) results files under \(Self.results.path)")
+    }
+}
