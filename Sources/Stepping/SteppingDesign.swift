@@ -5,8 +5,8 @@ import Foundation
 ///
 /// The six built-in designs are declared beside their code (`SteppingDesign.seed`, `.locked`,
 /// `.mutex`, `.atomic`, `.actor`, `.actorStream`) and listed by ``allCases``. Any package can
-/// describe a design of its own with ``init(name:traits:factory:)`` and hand it to `step`, `pace`,
-/// the conformance kit and the bench like a built-in (see <doc:WritingADesign>).
+/// describe a design of its own with ``init(name:traits:factory:)`` and hand it to `step`, `pace`
+/// and the conformance kit like a built-in (see <doc:WritingADesign>).
 ///
 /// A design is a trivial value (an identity; its description is looked up when asked for), so
 /// the measuring code can pass it, and what holds it, without reference counting.
@@ -30,12 +30,23 @@ public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable
     init(id: ID) { self.id = id }
 
     /// Describes a design of your own: `factory` makes its subscribers, `traits` say how it
-    /// behaves (the conformance kit checks the claims it can). Describe each design once (a
-    /// `static let`): every call registers a new design, and designs are equal only to
-    /// themselves, whatever their names.
+    /// behaves (the conformance kit checks the claims it can). Describe each design once, in a
+    /// `static let`: a name identifies one design in a process (results files, child processes),
+    /// so describing a second design with a name already taken, a built-in's included, stops the
+    /// process, naming it.
     public init(name: String, traits: Traits = Traits(), factory: some SteppingSubscriberFactory) {
+        precondition(
+            Self.allCases.allSatisfy { $0.name != name },
+            "SteppingDesign: '\(name)' is a built-in design's name; give yours another")
         id = .outside(OutsideDesigns.shared.add(Description(name: name, traits: traits), factory))
     }
+
+    /// Designs are equal when they are the same design (names are unique).
+    @inlinable
+    public static func == (a: SteppingDesign, b: SteppingDesign) -> Bool { a.id == b.id }
+
+    @inlinable
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
     /// The design's name in results, tables and on the command line: lowercase words joined by
     /// `-`, unique among the designs of a run.
@@ -85,7 +96,7 @@ public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable
     public static let reference: SteppingDesign = allCases.first { $0.traits.isReference }!
 
     /// The built-in design named `rawValue`, or the outside design described with that name in
-    /// this process (the first, if several were), or nil. A design is encoded as its name and
+    /// this process, or nil. A design is encoded as its name and
     /// decoded this way, so that it can travel to a child process that describes the same designs.
     public init?(rawValue: String) {
         if let design = Self.allCases.first(where: { $0.name == rawValue }) {
@@ -99,6 +110,7 @@ public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable
 
     /// The design's ``name``.
     public var rawValue: String { name }
+    /// The design's ``name``.
     public var description: String { name }
 
     /// Whether the stepper is called synchronously from `receive(_:)`, so that a `.more`
@@ -135,6 +147,10 @@ final class OutsideDesigns: @unchecked Sendable {  // `entries` behind `lock`; e
 
     func add(_ description: SteppingDesign.Description, _ factory: any SteppingSubscriberFactory) -> Int {
         lock.withLock {
+            precondition(
+                !entries.contains { $0.0.name == description.name },
+                "SteppingDesign: a design named '\(description.name)' was described already; describe each design once (a static let)"
+            )
             entries.append((description, factory))
             return entries.count - 1
         }

@@ -4,7 +4,7 @@ profile files (fixtures/history/).
 
 noise.json keeps, per (scenario, design, threads, metric) of its 10 A/A runs, the between-run
 drift σ and 101 quantiles of the per-repetition residuals, not the runs' values themselves; so
-the A/A series here are drawn from those, as Tests/StepBenchKitTests/DetectorTests.swift draws
+the A/A series here are drawn from those, as Bench/Tests/StepBenchKitTests/DetectorTests.swift draws
 its synthetic comparisons: each run gets its own drift, then each repetition a residual."""
 import hashlib
 import json

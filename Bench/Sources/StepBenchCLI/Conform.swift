@@ -23,7 +23,7 @@ extension StepBench {
         var rule: [SteppingRule] = Conformance.rules
 
         @Option(help: "Seconds before a check counts as stalled.")
-        var stallLimit: Double = 120
+        var stallLimit: Double = Conformance.Configuration().stallLimit
 
         @Option(help: "text or markdown.")
         var format: ConformFormat = .text

@@ -20,7 +20,9 @@ import Stepping
 ///
 /// Rule R2 (allocations per element) is measured, not checked here: `stepbench run` counts
 /// allocations. A check that stalls is abandoned after ``Configuration/stallLimit`` seconds and
-/// fails the rule (its thread stays blocked: a design that deadlocks leaks one thread).
+/// fails the rule (its thread stays blocked: a design that deadlocks leaks one thread); a design
+/// that crashes ends the process, unless its torture cases run in child processes
+/// (``Configuration/runTorture``).
 public enum Conformance {
     /// One check of one rule.
     public struct Check: Sendable {
@@ -30,14 +32,19 @@ public enum Conformance {
         public let name: String
         /// What it does, in a line.
         public let title: String
+        /// Whether it is a torture case: the check that shows a declared known issue of its rule
+        /// (a deadlock among them), so it gets the short limit when the design declares one.
+        let isTorture: Bool
         let body: @Sendable (SteppingDesign) -> Void
 
         init(
-            _ rule: SteppingRule, _ name: String, _ title: String, _ body: @escaping @Sendable (SteppingDesign) -> Void
+            _ rule: SteppingRule, _ name: String, _ title: String, isTorture: Bool = false,
+            _ body: @escaping @Sendable (SteppingDesign) -> Void
         ) {
             self.rule = rule
             self.name = name
             self.title = title
+            self.isTorture = isTorture
             self.body = body
         }
     }
@@ -48,8 +55,9 @@ public enum Conformance {
         public var s5Elements: Int
         /// Seconds a check may run before it counts as stalled (rule R4).
         public var stallLimit: Double
-        /// Seconds a check of a rule the design declares broken may run: a declared deadlock
-        /// (rule R3) need not wait the whole ``stallLimit``.
+        /// Seconds the torture case of a rule the design declares broken may run: a declared
+        /// deadlock (rule R3) need not wait the whole ``stallLimit``. The rule's other checks keep
+        /// ``stallLimit``, so that a slow check is not taken for the declared issue.
         public var knownIssueStallLimit: Double
         /// Runs one torture case on a design within the seconds given and returns the violations
         /// it saw (a crash or a stall is one). By default in this process
@@ -91,10 +99,10 @@ public enum Conformance {
         _ rule: SteppingRule, on design: SteppingDesign, configuration: Configuration = Configuration()
     ) -> RuleResult {
         let known = design.traits.knownIssue(rule)
-        let limit = known == nil ? configuration.stallLimit : configuration.knownIssueStallLimit
         var failures: [RuleResult.Failure] = []
         let ruleChecks = checks.filter { $0.rule == rule }
         for check in ruleChecks {
+            let limit = known != nil && check.isTorture ? configuration.knownIssueStallLimit : configuration.stallLimit
             failures += run(check, design: design, configuration: configuration, limit: limit)
         }
         return RuleResult(
@@ -116,14 +124,14 @@ public enum Conformance {
         thread.stackSize = 8 << 20
         thread.name = "conformance \(design) \(check.name)"
         thread.start()
-        // A torture runner's own watchdog fires at `limit`: give it time to report first.
+        // A child-process torture runner's own watchdog fires at `limit`: give it time to report.
         guard done.wait(timeout: .now() + limit + 10) == .success else {
             return recorder.failures + [
                 .init(
                     check: check.name,
                     message:
                         "stalled: still running after \(limit) s (a deadlock, or a stall: R4); its thread is abandoned",
-                    fileID: #fileID, line: #line)
+                    fileID: #fileID, filePath: #filePath, line: #line)
             ]
         }
         return recorder.failures
@@ -138,9 +146,13 @@ public struct RuleResult: Sendable, CustomStringConvertible {
         public var check: String
         /// What was expected and not seen.
         public var message: String
-        /// Where the expectation is written.
+        /// Where the expectation is written, as `Module/File.swift`.
         public var fileID: String
+        /// The same file's path when the kit was built.
+        public var filePath: String
+        /// The expectation's line.
         public var line: Int
+        /// `check: message (file:line)`.
         public var description: String { "\(check): \(message) (\(fileID):\(line))" }
     }
 
@@ -157,15 +169,18 @@ public struct RuleResult: Sendable, CustomStringConvertible {
         case knownIssueNotShown = "known issue not shown"
     }
 
+    /// The rule checked.
     public let rule: SteppingRule
     /// The design's name.
     public let design: String
     /// The checks that ran.
     public let checks: [String]
+    /// Every failed expectation of those checks, in order (a stall is one).
     public let failures: [Failure]
     /// The design's declaration for this rule, if it declares it broken.
     public let knownIssue: SteppingDesign.Traits.KnownIssue?
 
+    /// What the failures mean, given the design's declaration.
     public var verdict: Verdict {
         switch (knownIssue, failures.isEmpty) {
         case (nil, true): .passed
@@ -178,6 +193,7 @@ public struct RuleResult: Sendable, CustomStringConvertible {
     /// Whether the design keeps the rule or breaks it as it declares.
     public var conforms: Bool { verdict == .passed || verdict == .knownIssue }
 
+    /// The verdict, the declaration and the first failures, one per line.
     public var description: String {
         var lines = ["\(design) \(rule) (\(rule.summary)): \(verdict.rawValue), \(checks.count) checks"]
         if let knownIssue { lines.append("  declared: \(knownIssue.reason)") }
@@ -206,18 +222,23 @@ final class Recorder: @unchecked Sendable {  // `failures` behind `lock`
     }
 
     var failures: [RuleResult.Failure] { lock.withLock { _failures } }
-    func record(_ message: String, fileID: String, line: Int) {
-        lock.withLock { _failures.append(.init(check: check, message: message, fileID: fileID, line: line)) }
+    func record(_ message: String, fileID: String, filePath: String, line: Int) {
+        lock.withLock {
+            _failures.append(.init(check: check, message: message, fileID: fileID, filePath: filePath, line: line))
+        }
     }
 }
 
 /// Records a failure of the running check unless `condition` holds. Called on the check's own
 /// thread; anywhere else it stops the process (a check must not expect from a helper thread).
-func expect(_ condition: Bool, _ comment: @autoclosure () -> String = "", fileID: String = #fileID, line: Int = #line) {
+func expect(
+    _ condition: Bool, _ comment: @autoclosure () -> String = "", fileID: String = #fileID,
+    filePath: String = #filePath, line: Int = #line
+) {
     guard !condition else { return }
     guard let recorder = Recorder.current else {
         preconditionFailure("\(fileID):\(line): expect(_:) outside a conformance check's thread")
     }
     let comment = comment()
-    recorder.record(comment.isEmpty ? "expectation failed" : comment, fileID: fileID, line: line)
+    recorder.record(comment.isEmpty ? "expectation failed" : comment, fileID: fileID, filePath: filePath, line: line)
 }

@@ -24,7 +24,7 @@ public func expectConformance(
             Issue.record(
                 Comment(rawValue: "\(design) \(rule): \(failure.check): \(failure.message)"),
                 sourceLocation: SourceLocation(
-                    fileID: failure.fileID, filePath: failure.fileID, line: failure.line, column: 1))
+                    fileID: failure.fileID, filePath: failure.filePath, line: failure.line, column: 1))
         }
     }
     if let known = result.knownIssue {

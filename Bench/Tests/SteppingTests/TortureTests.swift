@@ -59,7 +59,7 @@ struct TortureTests {
     func test_torture_caseListMatches() throws {
         #expect(
             FileManager.default.isExecutableFile(atPath: Self.executable.path),
-            "build it first: swift build --product SteppingTorture (swift test builds it)")
+            "build it first: swift build --package-path Bench --product SteppingTorture (swift test builds it)")
         let (status, _, output) = try Self.child(["--list"])
         #expect(status == 0)
         #expect(output.split(separator: "\n").map(String.init) == TortureCase.allCases.map(\.rawValue))

@@ -1,6 +1,7 @@
 // stepping-torture: one hostile case against one design, in its own process, so that a case
-// that crashes or deadlocks a design cannot hide the others (Tests/SteppingTests/TortureTests
-// runs every case × design as a child process and reads the exit status).
+// that crashes or deadlocks a design cannot hide the others (the six designs' conformance tests
+// run every case × design as a child process through TortureTests.childRunner, which reads the
+// exit status).
 //
 //   SteppingTorture CASE DESIGN [WATCHDOG]
 //                                   WATCHDOG: seconds before a stall fails the case (default 30)

@@ -21,7 +21,7 @@ enum CallOutChecks {
             }
             cancelReturned.mutate { $0 = $0 ?? (done.wait(timeout: .now() + 2) == .success) }
         }
-        guarded("\(design): receive(subscription:)") { subscriber.receive(subscription: s.upstream) }
+        subscriber.receive(subscription: s.upstream)
         expect(eventually { cancelReturned.value != nil })
         expect(cancelReturned.value == true, "cancel() on the worker did not return while request waited for it")
         s.settle()

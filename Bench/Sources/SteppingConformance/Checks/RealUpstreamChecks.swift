@@ -1,6 +1,5 @@
 import Foundation
 @preconcurrency import OpenCombine
-import OpenCombineDispatch
 import Stepping
 
 /// The rules against OpenCombine's own publishers, through the public `step` operator.

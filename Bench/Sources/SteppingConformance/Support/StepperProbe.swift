@@ -107,7 +107,7 @@ package final class StepperProbe<Input: Sendable & Equatable>: @unchecked Sendab
             if request == .more && index == _promises.count - 1 { _latestFulfilled = true }
             return _promises[index]
         }
-        guarded("promise \(index)(\(request))") { promise(request) }
+        promise(request)
     }
 
     package func fulfilLatest(_ request: StepRequest) {
