@@ -5,47 +5,47 @@
 /// (``SteppingDesign/Traits/knownIssues``); the conformance kit runs every rule on every design
 /// and reports those as known issues, not as failures.
 public enum SteppingRule: String, CaseIterable, Sendable, Codable, Comparable, CustomStringConvertible {
-    /// D1: After the subscription, exactly one request(.max(1)).
+    /// Rule D1 (demand); its text: ``summary``.
     case d1 = "D1"
-    /// D2: At most one input outstanding, whatever the stepper does.
+    /// Rule D2 (demand); its text: ``summary``.
     case d2 = "D2"
-    /// D3: .more during the stepper call is returned from receive(_:), not requested.
+    /// Rule D3 (demand); its text: ``summary``.
     case d3 = "D3"
-    /// D4: .more after the stepper returned makes exactly one request.
+    /// Rule D4 (demand); its text: ``summary``.
     case d4 = "D4"
-    /// D5: Request(.none) is never called.
+    /// Rule D5 (demand); its text: ``summary``.
     case d5 = "D5"
-    /// S1: Inputs reach the stepper in order, one at a time; an input without demand is dropped.
+    /// Rule S1 (step); its text: ``summary``.
     case s1 = "S1"
-    /// S2: A promise acts at most once.
+    /// Rule S2 (step); its text: ``summary``.
     case s2 = "S2"
-    /// S3: A stale promise does nothing.
+    /// Rule S3 (step); its text: ``summary``.
     case s3 = "S3"
-    /// S4: Promise(.cancel) cancels upstream once; no event follows.
+    /// Rule S4 (step); its text: ``summary``.
     case s4 = "S4"
-    /// S5: Re-entrant promises and upstreams neither deadlock nor deepen the stack.
+    /// Rule S5 (step); its text: ``summary``.
     case s5 = "S5"
-    /// C1: The completion reaches the stepper exactly once.
+    /// Rule C1 (completion and cancellation); its text: ``summary``.
     case c1 = "C1"
-    /// C2: No request or cancel while handling a completion.
+    /// Rule C2 (completion and cancellation); its text: ``summary``.
     case c2 = "C2"
-    /// C3: A second subscription, or one after cancel, is cancelled.
+    /// Rule C3 (completion and cancellation); its text: ``summary``.
     case c3 = "C3"
-    /// C4: Cancel() is safe from any thread, any number of times, and final.
+    /// Rule C4 (completion and cancellation); its text: ``summary``.
     case c4 = "C4"
-    /// C5: A misbehaving upstream is ignored.
+    /// Rule C5 (completion and cancellation); its text: ``summary``.
     case c5 = "C5"
-    /// C6: A re-entrant completion reaches the stepper once, after the call returns.
+    /// Rule C6 (completion and cancellation); its text: ``summary``.
     case c6 = "C6"
-    /// C7: After cancel() a subscription is answered with a cancel, never with demand.
+    /// Rule C7 (completion and cancellation); its text: ``summary``.
     case c7 = "C7"
-    /// R1: Completion or cancel releases the stepper and the subscription.
+    /// Rule R1 (resources); its text: ``summary``.
     case r1 = "R1"
-    /// R2: A design that claims zero allocations per step is measured to make none.
+    /// Rule R2 (resources); its text: ``summary``.
     case r2 = "R2"
-    /// R3: The stepper is released outside any lock.
+    /// Rule R3 (resources); its text: ``summary``.
     case r3 = "R3"
-    /// R4: No number of threads and no slow request crashes or stalls a design.
+    /// Rule R4 (resources); its text: ``summary``.
     case r4 = "R4"
 
     /// The rule in one line.

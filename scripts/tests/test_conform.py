@@ -1,19 +1,9 @@
 """`stepbench conform`: the conformance kit's rule × design table, from the real command. The
 designs and the rules they declare broken come from the tool's catalog (`list --format json`)."""
 import json
-import os
 import subprocess
 
-import pytest
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def stepbench():
-    path = os.environ.get("STEPBENCH_BIN", os.path.join(ROOT, "Bench", ".build", "debug", "stepbench"))
-    if not os.access(path, os.X_OK):
-        pytest.fail(f"no stepbench binary at {path}: run `swift build --package-path Bench` first (scripts/test does) or set STEPBENCH_BIN")
-    return path
+from scripts.tests.test_export import stepbench
 
 
 def catalog():
