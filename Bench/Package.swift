@@ -20,15 +20,19 @@ let products: [Product] = [
     .library(name: "SteppingConformance", targets: ["SteppingConformance"]),
     .library(name: "SteppingConformanceTesting", targets: ["SteppingConformanceTesting"]),
     .executable(name: "stepbench", targets: ["stepbench"]),
+    // The tool as a library: an executable of another package calls StepBench.main(designs:).
+    .library(name: "StepBenchCLI", targets: ["StepBenchCLI"]),
 ]
 let targets: [Target] = [
     // The measured window's edges as callgrind client requests (needs Debian's `valgrind`
     // package for <valgrind/callgrind.h>; scripts/lib/ensure-deps installs it).
     .target(name: "CCallgrind"),
+    // A child process's request to die with its parent (prctl is variadic: C).
+    .target(name: "CProcessGuard"),
     .target(
         name: "StepBenchScenarios",
         dependencies: [
-            stepping, "CCallgrind",
+            stepping, "CCallgrind", "CProcessGuard",
             .product(name: "OpenCombine", package: "OpenCombine"),
             .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -70,6 +74,10 @@ let targets: [Target] = [
         dependencies: [stepping, "SteppingConformance"],
         path: "Tests/SteppingTorture"
     ),
+    // stepbench with deliberately broken designs (a crash, a hang, a rule broken at the n-th
+    // input), through the public products: scripts/tests/test_faults.py runs it.
+    .executableTarget(
+        name: "StepBenchFaults", dependencies: ["StepBenchCLI", stepping], path: "Tests/StepBenchFaults"),
     // The measuring targets: each tool links its allocator (above).
     .systemLibrary(
         name: "CJemalloc",

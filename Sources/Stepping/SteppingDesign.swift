@@ -89,6 +89,13 @@ public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable
     /// The built-in designs, in the order tables show them.
     public static let allCases: [SteppingDesign] = [.seed, .locked, .mutex, .atomic, .actor, .actorStream]
 
+    /// Every design this process knows: the built-ins (``allCases``), then each design described
+    /// with ``init(name:traits:factory:)`` so far, in the order they were described. A design
+    /// held in a `static let` is described when that property is first read.
+    public static var described: [SteppingDesign] {
+        allCases + (0..<OutsideDesigns.shared.count).map { SteppingDesign(id: .outside($0)) }
+    }
+
     /// The design `step` and `pace` use unless told otherwise.
     @inlinable public static var `default`: SteppingDesign { .atomic }
 
@@ -157,6 +164,7 @@ final class OutsideDesigns: @unchecked Sendable {  // `entries` behind `lock`; e
     }
 
     func description(_ index: Int) -> SteppingDesign.Description { lock.withLock { entries[index].0 } }
+    var count: Int { lock.withLock { entries.count } }
     func index(named name: String) -> Int? { lock.withLock { entries.firstIndex { $0.0.name == name } } }
     @usableFromInline func factory(_ index: Int) -> any SteppingSubscriberFactory { lock.withLock { entries[index].1 } }
 }

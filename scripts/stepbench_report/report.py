@@ -119,7 +119,7 @@ def relative_table(results):
                 if not row:
                     failed = [r for r in results.rows if r["scenario"] == scenario and r["design"] == d
                               and r["threads"] == threads and r["status"] != "ok"]
-                    cells.append("FAILED" if failed else "–")
+                    cells.append(failed[0]["status"].upper() if failed else "–")
                     continue
                 s = row["summary"]
                 text = f"{_fmt_ns(s['nsPerElement']['median'])}"
@@ -218,8 +218,8 @@ def build(args, results, folder):
     md += ["## Regressions", ""] + regression_section(args, results) + [""]
     failed = [r for r in results.rows if r["status"] != "ok"]
     if failed:
-        md += ["## Failed verification", ""] + [f"- {r['scenario']} `{r['design']}` ×{r['threads']}: {r.get('failure')}"
-                                                 for r in failed] + [""]
+        md += ["## Failed, crashed or hung", ""] + [
+            f"- {r['scenario']} `{r['design']}` ×{r['threads']}: {r['status']}: {r.get('failure')}" for r in failed] + [""]
     with open(os.path.join(folder, "REPORT.md"), "w") as f:
         f.write("\n".join(md))
 

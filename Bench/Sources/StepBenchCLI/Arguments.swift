@@ -43,7 +43,7 @@ enum CommaSeparated {
     }
 
     static func designs(_ text: String) throws -> [SteppingDesign] {
-        try names(text, noun: "design", valid: SteppingDesign.allCases.map(\.name), SteppingDesign.init(rawValue:))
+        try names(text, noun: "design", valid: SteppingDesign.described.map(\.name), SteppingDesign.init(rawValue:))
     }
     static func scenarios(_ text: String) throws -> [ScenarioKind] { try names(text, noun: "scenario") }
     static func rules(_ text: String) throws -> [SteppingRule] {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StepBenchKit
+import StepBenchScenarios
 
 extension StepBench {
     /// A child process of the kit: a ``ChildRequest`` as JSON on stdin, its answer as JSON on
@@ -14,6 +15,7 @@ extension StepBench {
         static var process: ChildProcess { .this(arguments: [configuration.commandName!]) }
 
         func run() throws {
+            ChildGuard.dieWithParent()
             let input = FileHandle.standardInput.readDataToEndOfFile()
             let request: ChildRequest
             do { request = try JSONDecoder().decode(ChildRequest.self, from: input) } catch {

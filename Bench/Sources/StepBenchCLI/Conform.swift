@@ -11,13 +11,15 @@ extension StepBench {
                 Each cell: ok (every check passed), known (the design declares the rule broken and a \
                 check shows it), FAIL (a check failed), STALE (a declared known issue no check shows). \
                 The failures follow the table. Exit 0 when every design conforms (keeps each rule or \
-                breaks it as declared); 2 when one does not. Checks run in this process: a check that \
-                stalls is abandoned after --stall-limit seconds.
+                breaks it as declared); 2 when one does not. The scripted checks run in this process (a \
+                check that stalls is abandoned after --stall-limit seconds); each torture case runs \
+                in a child process of this executable, so that a design that crashes one costs that \
+                case (its signal is the failure), not the run.
                 """)
 
         @Option(
             help: "Comma-separated designs (default: all). See `stepbench list`.", transform: CommaSeparated.designs)
-        var design: [SteppingDesign] = SteppingDesign.allCases
+        var design: [SteppingDesign] = SteppingDesign.described
 
         @Option(help: "Comma-separated rule ids (default: every rule the kit checks).", transform: CommaSeparated.rules)
         var rule: [SteppingRule] = Conformance.rules
@@ -27,6 +29,9 @@ extension StepBench {
 
         @Option(help: "text or markdown.")
         var format: ConformFormat = .text
+
+        /// This process's executable: the torture children run it (``TortureChild``).
+        static var executable: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
 
         func validate() throws {
             guard stallLimit > 0 else { throw ValidationError("--stall-limit must be positive, e.g. 120") }
@@ -38,7 +43,9 @@ extension StepBench {
         }
 
         func run() throws {
-            let configuration = Conformance.Configuration(stallLimit: stallLimit)
+            let configuration = Conformance.Configuration(
+                stallLimit: stallLimit,
+                runTorture: TortureCase.runner(executable: Self.executable, arguments: ["torture"]))
             var results: [[RuleResult]] = []
             for r in rule {
                 printError("conform: \(r) (\(r.summary))\n")
@@ -48,6 +55,17 @@ extension StepBench {
             if results.joined().contains(where: { !$0.conforms }) { throw ExitCode.regression }
         }
     }
+}
+
+/// A torture case of `conform` in a child process: `torture CASE DESIGN SECONDS` (hidden).
+struct TortureChild: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "torture", abstract: "A torture case in a child process of stepbench conform.",
+        shouldDisplay: false)
+
+    @Argument var arguments: [String] = []
+
+    func run() throws { TortureCase.childMain(arguments) }
 }
 
 /// `stepbench conform --format`.

@@ -36,7 +36,7 @@ extension StepBench {
         /// The text listing: every name whole, as `--design`, `--scenario` and `--path` take it.
         static var text: String {
             var lines = ["designs:"]
-            for d in SteppingDesign.allCases { lines.append("  \(d.rawValue)\(d == .default ? " (default)" : "")") }
+            for d in SteppingDesign.described { lines.append("  \(d.rawValue)\(d == .default ? " (default)" : "")") }
             lines.append("\nscenarios (elements per repetition: quick / full; threads):")
             let width = ScenarioKind.allCases.map(\.rawValue.count).max() ?? 0
             for s in ScenarioKind.allCases {

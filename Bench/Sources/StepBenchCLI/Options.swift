@@ -7,7 +7,7 @@ import Stepping
 /// The designs and scenarios a measuring command selects (`run`, `profile`).
 struct Selection: ParsableArguments {
     @Option(help: "Comma-separated designs (default: all). See `stepbench list`.", transform: CommaSeparated.designs)
-    var design: [SteppingDesign] = SteppingDesign.allCases
+    var design: [SteppingDesign] = SteppingDesign.described
 
     @Option(
         help: "Comma-separated scenarios (default: run: all, floors included; profile: the single-thread ones).",

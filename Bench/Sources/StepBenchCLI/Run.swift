@@ -8,7 +8,11 @@ extension StepBench {
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run scenarios × designs; write a results file; print a summary table.",
-            discussion: "Exit status 3 when a scenario failed its own verification (the results file marks it).")
+            discussion: """
+                Exit status 3 when a scenario failed its own verification, 4 when a design crashed \
+                its measuring process or hung in it (stopped by --watchdog); the results file marks \
+                each such row (status failed, crashed or hung) and holds every other row.
+                """)
 
         @OptionGroup var selection: Selection
 
@@ -55,6 +59,12 @@ extension StepBench {
                 valueName: "binary"))
         var countingBuild: String?
 
+        @Option(
+            help:
+                "Seconds a measuring process may make no progress (begin no repetition) before it is stopped and its combination marked hung; the run goes on without it."
+        )
+        var watchdog: Double = PassRequest.defaultWatchdog
+
         var scenarios: [ScenarioKind] { selection.scenario ?? ScenarioKind.allCases }
 
         func makeConfiguration() throws -> RunConfiguration {
@@ -73,6 +83,7 @@ extension StepBench {
         }
 
         func validate() throws {
+            guard watchdog > 0 else { throw ValidationError("--watchdog must be positive, e.g. 120") }
             try StepBench.validating {
                 _ = try makeConfiguration()
                 try destination.checkWritable()
@@ -105,32 +116,38 @@ extension StepBench {
                 let seed = configuration.orderSeed ?? UInt64.random(in: 1...UInt64.max)
                 let reps = configuration.effectiveRepetitions
                 let threadCaches = ["MALLOC_CONF": "tcache:true"]  // jemalloc's default: as users run it
-                let timing: ResultsFile
+                var timing: ResultsFile
                 if fork {
                     var one = configuration
                     one.repetitions = 1
-                    let processes = try (0..<reps).map { r in
+                    var processes: [ResultsFile] = []
+                    for r in 0..<reps {
                         printError("— timing pass, process \(r + 1) of \(reps)\n")
-                        return try PassRequest(one, pass: .timing, orderSeed: seed &+ UInt64(r))
-                            .ask(Child.process, environment: threadCaches)
+                        let faults = processes.last.map(PassRequest.Fault.recorded) ?? []
+                        processes.append(
+                            try PassRequest(one, pass: .timing, orderSeed: seed &+ UInt64(r), faults: faults)
+                                .ask(Child.process, environment: threadCaches, watchdog: watchdog))
                     }
                     timing = try ResultsFile.mergedPerProcess(processes)
                 } else {
                     printError("— timing pass (child process, jemalloc thread caches on)\n")
                     timing = try PassRequest(configuration, pass: .timing, orderSeed: seed).ask(
-                        Child.process, environment: threadCaches)
+                        Child.process, environment: threadCaches, watchdog: watchdog)
                 }
-                printError("— allocation pass (this process, thread caches off: exact counts)\n")
-                var counts = configuration
-                counts.repetitions = RunPasses.allocationRepetitions(timing: reps)
-                counts.orderSeed = seed
-                counts.countsOnly = true
-                var combined = try RunPasses.combine(timing: timing, allocations: runInProcess(counts))
+                printError("— allocation pass (child process, thread caches off: exact counts)\n")
+                let allocations = try PassRequest(
+                    configuration, pass: .allocations, orderSeed: seed, faults: PassRequest.Fault.recorded(in: timing)
+                ).ask(Child.process, watchdog: watchdog)
+                var combined = try RunPasses.combine(timing: timing, allocations: allocations)
                 if let countingBuild {
                     printError("— counting pass (\(countingBuild), a counting build: contention per element)\n")
-                    let request = PassRequest(configuration, pass: .counting, orderSeed: seed)
+                    let request = PassRequest(
+                        configuration, pass: .counting, orderSeed: seed,
+                        faults: PassRequest.Fault.recorded(in: combined))
                     combined = try RunPasses.combine(
-                        combined, counting: request.ask(Child.process.running(URL(fileURLWithPath: countingBuild))))
+                        combined,
+                        counting: request.ask(
+                            Child.process.running(URL(fileURLWithPath: countingBuild)), watchdog: watchdog))
                 }
                 file = combined
             }
@@ -156,12 +173,23 @@ extension StepBench {
             for warning in file.harnessWarnings ?? [] {
                 printError("WARNING: \(warning)\n")
             }
-            let failed = file.rows.filter { $0.status != .ok }
-            if !failed.isEmpty {
-                let names = failed.map { "\($0.scenario.rawValue)/\($0.design)×\($0.threads)" }.joined(separator: ", ")
-                printError("\(failed.count) combination(s) FAILED verification: \(names)\n")
-                throw ExitCode.verificationFailed
+            func names(_ rows: [ResultsFile.Row]) -> String {
+                rows.map { "\($0.scenario.rawValue)/\($0.design)×\($0.threads)" }.joined(separator: ", ")
             }
+            let faults = file.rows.filter(\.status.isFault)
+            let failed = file.rows.filter { $0.status == .failed }
+            for row in faults {
+                printError(
+                    "\(row.status.rawValue.uppercased()): \(row.design) in \(row.scenario.rawValue) ×\(row.threads): \(row.failure ?? "")\n"
+                )
+            }
+            if !failed.isEmpty { printError("\(failed.count) combination(s) FAILED verification: \(names(failed))\n") }
+            if !faults.isEmpty {
+                printError(
+                    "\(faults.count) combination(s) crashed or hung (the others were measured): \(names(faults))\n")
+                throw ExitCode.designFault
+            }
+            if !failed.isEmpty { throw ExitCode.verificationFailed }
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StepBenchKit
+import Stepping
 
 /// `stepbench`: measures the stepping designs. Tables go to stdout; progress and errors to stderr.
 public struct StepBench: ParsableCommand {
@@ -11,15 +12,35 @@ public struct StepBench: ParsableCommand {
             Exit status: 0 success; 1 bad input or a failure (unknown names, bad counts, unreadable \
             or wrong-schema files, unwritable outputs, a tool that could not run); 2 `compare` found \
             a regression, or `conform` a design that breaks a rule it does not declare; 3 `run` measured a scenario that failed its own verification (the results \
-            file marks it, and is written).
+            file marks it, and is written); 4 `run`: a design crashed or hung its measuring process \
+            (the results file marks the row, crashed or hung, and holds every other).
             """,
         subcommands: [
             Run.self, List.self, Compare.self, Paired.self, Noise.self, Merge.self, Profile.self, Export.self,
             Machine.self, Calibrate.self, Series.self, Conform.self,
-            Child.self,
+            Child.self, TortureChild.self,
         ])
 
     public init() {}
+
+    /// The whole tool with `designs` beside the built-ins: what `stepbench` is, for an
+    /// executable of your own package that describes designs of its own. Call it from that
+    /// executable's `main.swift`:
+    ///
+    /// ```swift
+    /// import StepBenchCLI
+    /// StepBench.main(designs: [.semaphore])
+    /// ```
+    ///
+    /// Every command takes the designs by name (`--design semaphore,atomic`), and their rows are
+    /// measured in the same session as the built-ins'. The tool's child processes (measuring
+    /// passes, callgrind profiles, torture cases) run this same executable, so they know the
+    /// designs too. Reading each design here describes it (a `static let` is described when first
+    /// read) before the command line, or a child's request, names it.
+    public static func main(designs: [SteppingDesign]) -> Never {
+        _ = designs  // read, so described
+        mainWithExitCodes()
+    }
 
     /// Runs the tool with the exit statuses of the discussion above.
     public static func mainWithExitCodes() -> Never {
@@ -78,4 +99,6 @@ extension ExitCode {
     static let regression = ExitCode(2)
     /// `run`: a scenario failed its own verification.
     static let verificationFailed = ExitCode(3)
+    /// `run`: a design crashed or hung a measuring process (the others were measured).
+    static let designFault = ExitCode(4)
 }

@@ -21,6 +21,12 @@ public struct BenchmarkRunner {
     public let configuration: RunConfiguration
     /// Called with progress lines (stderr in the tool).
     public var progress: (String) -> Void = { _ in }
+    /// Called with a combination's index (in ``combinations``) before each repetition of it
+    /// runs: a measuring child's journal, which tells its parent where it crashed or hung.
+    public var journal: (Int) -> Void = { _ in }
+    /// Combinations not to run, as an earlier process of the same pass left them (a crash, a
+    /// hang): their rows carry the fault's status and failure.
+    public var faults: [PassRequest.Fault] = []
 
     public init(configuration: RunConfiguration) {
         self.configuration = configuration
@@ -28,7 +34,10 @@ public struct BenchmarkRunner {
         ThreadedProcess.ensure()
     }
 
-    public var combinations: [Combination] {
+    public var combinations: [Combination] { Self.combinations(of: configuration) }
+
+    /// The combinations `configuration` runs, in the order of its rows.
+    public static func combinations(of configuration: RunConfiguration) -> [Combination] {
         var result: [Combination] = []
         for scenario in configuration.scenarios {
             let timed = configuration.elements ?? scenario.elements(configuration.preset)
@@ -84,6 +93,11 @@ public struct BenchmarkRunner {
         let reps = configuration.effectiveRepetitions
         var raw = [[RepetitionResult]](repeating: [], count: combos.count)
         var failures = [String?](repeating: nil, count: combos.count)
+        var statuses = [ResultsFile.Status?](repeating: nil, count: combos.count)
+        for fault in faults where combos.indices.contains(fault.combination) {
+            failures[fault.combination] = fault.failure
+            statuses[fault.combination] = fault.status
+        }
         let started = monotonicNanoseconds()
         let total = combos.count * (reps + (configuration.warmup ? 1 : 0))
         var done = 0
@@ -96,6 +110,7 @@ public struct BenchmarkRunner {
             progress(
                 "[\(done)/\(total)] \(phase) \(c.label) — \(Self.duration(elapsed)) elapsed, ETA \(Self.duration(eta))")
             guard failures[i] == nil else { return }
+            journal(i)
             do {
                 let r = try c.scenario.run(c.subject, threads: c.threads, elements: elements)
                 if record { raw[i].append(r) }
@@ -121,7 +136,7 @@ public struct BenchmarkRunner {
             let ok = failures[i] == nil && !raw[i].isEmpty
             return ResultsFile.Row(
                 scenario: c.scenario, design: c.subject, threads: c.threads,
-                elements: c.elements, status: ok ? .ok : .failed, failure: failures[i],
+                elements: c.elements, status: statuses[i] ?? (ok ? .ok : .failed), failure: failures[i],
                 repetitions: raw[i], summary: ok ? ResultsFile.Summary(raw[i], side: c.scenario.sideMetric) : nil,
                 allocationsExact: c.scenario.allocationsAreExact(for: c.subject))
         }

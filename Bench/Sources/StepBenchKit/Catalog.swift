@@ -116,12 +116,12 @@ public struct Catalog: Codable, Equatable, Sendable {
             }
         }
         return Catalog(
-            designs: SteppingDesign.allCases.map(\.rawValue),
-            asynchronousDesigns: SteppingDesign.allCases.filter { !$0.deliversSynchronously }.map(\.rawValue),
+            designs: SteppingDesign.described.map(\.rawValue),
+            asynchronousDesigns: SteppingDesign.described.filter { !$0.deliversSynchronously }.map(\.rawValue),
             defaultDesign: SteppingDesign.default.rawValue, referenceDesign: SteppingDesign.reference.rawValue,
             readableSchemas: ResultsFile.readableSchemas,
             scenarios: scenarios, benchmarks: benchmarks,
-            gateDesigns: SteppingDesign.allCases.filter { ScenarioKind.syncStep.allocationsAreExact(for: .design($0)) }
+            gateDesigns: SteppingDesign.described.filter { ScenarioKind.syncStep.allocationsAreExact(for: .design($0)) }
                 .map(\.rawValue),
             profiledScenarios: Profiler.scenarios.map(\.rawValue),
             timingScenarios: [ScenarioKind.syncStep, .floorSync].map(\.rawValue),
@@ -144,7 +144,7 @@ public struct Catalog: Codable, Equatable, Sendable {
             perElementScenario: ScenarioKind.syncStep.rawValue,
             crossThreadScenario: ScenarioKind.asyncStep.rawValue,
             contendedScenarios: [ScenarioKind.staleStorm, .fanOut].map(\.rawValue),
-            knownIssues: SteppingDesign.allCases.reduce(into: [:]) { issues, design in
+            knownIssues: SteppingDesign.described.reduce(into: [:]) { issues, design in
                 let rules = design.traits.knownIssues.map(\.rule.rawValue)
                 if !rules.isEmpty { issues[design.name] = rules }
             })

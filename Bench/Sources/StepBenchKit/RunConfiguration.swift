@@ -5,7 +5,7 @@ import Stepping
 /// What `stepbench run` measures. `validate()` rejects bad input before anything is measured.
 /// Codable: a child process is handed one (``PassRequest``).
 public struct RunConfiguration: Codable, Equatable, Sendable {
-    public var designs: [SteppingDesign] = SteppingDesign.allCases
+    public var designs: [SteppingDesign] = SteppingDesign.described
     public var scenarios: [ScenarioKind] = ScenarioKind.allCases
     public var threads: [Int] = [1, 2, 4]
     public var elements: Int? = nil

@@ -59,7 +59,7 @@ public enum RunPasses {
                 throw ResultsError("passes: the \(pass) pass did not measure \(file.rows[i].key)")
             }
             guard source.status == .ok, !source.repetitions.isEmpty else {
-                file.rows[i].status = .failed
+                if file.rows[i].status == .ok { file.rows[i].status = source.status == .ok ? .failed : source.status }
                 file.rows[i].failure = file.rows[i].failure ?? "\(pass) pass: \(source.failure ?? "failed")"
                 file.rows[i].summary = nil
                 continue

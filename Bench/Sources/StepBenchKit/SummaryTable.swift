@@ -21,7 +21,7 @@ public enum SummaryTable {
                 guard let s = row.summary else {
                     table.append(
                         [row.design.name, "\(row.threads)"] + Array(repeating: "", count: table[0].count - 3)
-                            + ["FAILED: \(row.failure ?? "?")"])
+                            + ["\(row.status.rawValue.uppercased()): \(row.failure ?? "?")"])
                     continue
                 }
                 var line = [

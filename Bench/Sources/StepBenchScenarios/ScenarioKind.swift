@@ -200,8 +200,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     }
 
     /// What this scenario measures: a floor measures itself (its rows' subject is `floor`), every
-    /// other scenario a design (the built-ins here; a run may name others).
-    public var subjects: [Subject] { isFloor ? [.floor] : SteppingDesign.allCases.map(Subject.design) }
+    /// other scenario a design (every design this process has described: the built-ins, then any outside design).
+    public var subjects: [Subject] { isFloor ? [.floor] : SteppingDesign.described.map(Subject.design) }
 
     /// Runs one repetition of `subject`: `.floor` for a floor scenario, a design for any other.
     public func run(_ subject: Subject, threads: Int, elements: Int) throws -> RepetitionResult {

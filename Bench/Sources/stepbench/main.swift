@@ -1,3 +1,3 @@
 import StepBenchCLI
 
-StepBench.mainWithExitCodes()
+StepBench.main(designs: [])

@@ -11,10 +11,11 @@ let package = Package(
     targets: [
         .target(name: "Stepping", dependencies: [.product(name: "OpenCombine", package: "OpenCombine")]),
         .target(name: "CCallgrind"),
+        .target(name: "CProcessGuard"),
         .target(
             name: "StepBenchScenarios",
             dependencies: [
-                "Stepping", "CCallgrind",
+                "Stepping", "CCallgrind", "CProcessGuard",
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

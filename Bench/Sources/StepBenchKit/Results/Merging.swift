@@ -41,7 +41,7 @@ extension ResultsFile {
             for file in files {
                 let r = file.row(row.key)!
                 guard r.status == .ok, !r.repetitions.isEmpty else {
-                    out.status = .failed
+                    if out.status == .ok || r.status.isFault { out.status = r.status == .ok ? .failed : r.status }
                     out.failure = out.failure ?? r.failure ?? "failed in one process"
                     continue
                 }

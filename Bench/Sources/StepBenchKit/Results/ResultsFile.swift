@@ -142,8 +142,17 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         public var oversubscribed: Bool? = nil
     }
 
-    /// Whether a row's scenario verified its own outcome (JSON: "ok", "failed").
+    /// Whether a row verified its own outcome (JSON: "ok", "failed"), or what stopped it.
     public enum Status: String, Codable, Sendable {
         case ok, failed
+        /// The design took its measuring process down (a signal, or an exit of its own) while
+        /// this row ran; the run went on without the row in a new process.
+        case crashed
+        /// The row made no progress for the watchdog's time (`stepbench run --watchdog`); the
+        /// process was killed and the run went on without the row.
+        case hung
+
+        /// A fault of the process rather than a failed verification.
+        public var isFault: Bool { self == .crashed || self == .hung }
     }
 }

@@ -18,7 +18,10 @@ enum Subprocess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [command] + arguments
-        if let environment { process.environment = environment }
+        // A bench child (`stepbench child` under callgrind) dies with this process (ChildGuard).
+        process.environment = (environment ?? ProcessInfo.processInfo.environment).merging(ChildGuard.environment) {
+            $1
+        }
         let out = Pipe(), err = Pipe(), stdin = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -1,0 +1,75 @@
+import Foundation
+import StepBenchScenarios
+import Stepping
+
+/// The torture cases in child processes: one case against one design per process, so that a case
+/// that crashes or deadlocks a design costs that case, not the run. Any executable that knows the
+/// designs (a `stepbench` built with `StepBench.main(designs:)`, the bench's `SteppingTorture`)
+/// answers with ``childMain(_:)``; ``runner(executable:arguments:)`` is the kit's runner that
+/// starts it (``Conformance/Configuration/runTorture``).
+///
+/// The child's arguments are `CASE DESIGN SECONDS`; it exits 0 when the design held every rule the
+/// case checks, 1 with violations (a line each on stdout), 2 on bad arguments, 3 when its
+/// watchdog fired after SECONDS (naming design, case and round); a signal means a crash.
+extension TortureCase {
+    /// The child's side: runs the case `arguments` name and exits with the statuses above.
+    public static func childMain(_ arguments: [String]) -> Never {
+        ChildGuard.dieWithParent()
+        guard arguments.count == 3, let torture = TortureCase(rawValue: arguments[0]),
+            let design = SteppingDesign(rawValue: arguments[1]), let seconds = Double(arguments[2]), seconds > 0
+        else {
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    torture child: expected CASE DESIGN SECONDS, got \(arguments)
+                      cases: \(TortureCase.allCases.map(\.rawValue).joined(separator: ", "))
+                      designs: \(SteppingDesign.described.map(\.rawValue).joined(separator: ", "))
+
+                    """.utf8))
+            exit(2)
+        }
+        let progress = TortureProgress(label: "\(design) \(torture.rawValue)")
+        progress.startWatchdog(seconds: seconds)
+        let violations = torture.run(design, progress)
+        if violations.isEmpty {
+            print("ok: \(design) \(torture.rawValue)")
+            exit(0)
+        }
+        for v in violations.prefix(20) { print("VIOLATION: \(design) \(torture.rawValue): \(v)") }
+        exit(1)
+    }
+
+    /// A runner that runs each case as `executable arguments CASE DESIGN SECONDS` (whose
+    /// ``childMain(_:)`` answers) and reads its exit status: a crash, a stall, a violation or a
+    /// ThreadSanitizer report is a violation, quoting the child's output.
+    public static func runner(executable: URL, arguments: [String] = [])
+        -> @Sendable (TortureCase, SteppingDesign, Double) -> [String]
+    {
+        { torture, design, seconds in
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments + [torture.rawValue, design.rawValue, String(seconds)]
+            process.environment = ProcessInfo.processInfo.environment.merging(ChildGuard.environment) { $1 }
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            do { try process.run() } catch {
+                return ["\(design) \(torture.rawValue): \(executable.path) did not start (\(error))"]
+            }
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            let (status, reason) = (process.terminationStatus, process.terminationReason)
+            var violations: [String] = []
+            if reason != .exit || status != 0 {
+                let how =
+                    reason == .uncaughtSignal
+                    ? "crashed with signal \(status)" : status == 3 ? "stalled (watchdog)" : "exit \(status)"
+                violations.append("\(design) \(torture.rawValue): \(how)\n\(output.suffix(1_500))")
+            }
+            if output.contains("WARNING: ThreadSanitizer") {
+                violations.append("\(design) \(torture.rawValue): ThreadSanitizer\n\(output.suffix(3_000))")
+            }
+            return violations
+        }
+    }
+}
