@@ -60,13 +60,6 @@ let targets: [Target] = [
             .product(name: "OpenCombineDispatch", package: "OpenCombine"),
         ]
     ),
-    // A design from outside the library, through the public products alone (no @testable).
-    .testTarget(
-        name: "OutsideDesignTests",
-        dependencies: [
-            stepping, "SteppingConformanceTesting", .product(name: "OpenCombine", package: "OpenCombine"),
-        ]
-    ),
     // The torture cases, one per child process (Tests/SteppingTests/TortureTests.swift runs it),
     // so that a case that crashes or deadlocks one design cannot hide the others.
     .executableTarget(

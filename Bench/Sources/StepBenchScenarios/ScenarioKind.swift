@@ -196,7 +196,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// The package-benchmark name of (this scenario, subject): `<scenario>_<design>`, floors
     /// `<scenario>` (no spaces or `/`: threshold files are named after it).
     public func benchmarkName(for subject: Subject) -> String {
-        [rawValue, subject.design?.name].compactMap { $0 }.joined(separator: "_")
+        [rawValue, subject.designName].compactMap { $0 }.joined(separator: "_")
     }
 
     /// What this scenario measures: a floor measures itself (its rows' subject is `floor`), every

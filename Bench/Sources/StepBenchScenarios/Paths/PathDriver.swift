@@ -148,6 +148,7 @@ struct PathDriver {
         case .floor: return (PlainSubscriber(path: path, upstream: upstream), nil)
         case .floorStep: subscriber = FloorStep.makeSubscriber { react(path, upstream, slot, $0) }
         case .design(let design): subscriber = design.makeSubscriber { react(path, upstream, slot, $0) }
+        case .foreign(let name): preconditionFailure("path driver: '\(name)' is not a design of this process")
         }
         return (subscriber, subscriber)
     }

@@ -51,6 +51,7 @@ public enum StepPath: String, CaseIterable, Sendable, Codable {
         case .floor: hasFloor
         case .floorStep: true
         case .design(let design): !(self == .reentrantCompletion && design.traits.knownIssue(.c6) != nil)
+        case .foreign: false
         }
     }
 

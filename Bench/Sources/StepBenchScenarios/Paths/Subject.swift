@@ -8,6 +8,9 @@ public enum Subject: Hashable, Sendable, Codable, CustomStringConvertible {
     case floor
     case floorStep
     case design(SteppingDesign)
+    /// A design a results file names that this process has not described (another executable's
+    /// outside design): its rows are read, merged, compared and exported by name, never run.
+    case foreign(String)
 
     /// The two references every design is measured against, then every design.
     public static var all: [Subject] { [.floor, .floorStep] + SteppingDesign.described.map(Subject.design) }
@@ -18,6 +21,7 @@ public enum Subject: Hashable, Sendable, Codable, CustomStringConvertible {
         case .floor: "floor"
         case .floorStep: "floor-step"
         case .design(let design): design.rawValue
+        case .foreign(let name): name
         }
     }
 
@@ -33,7 +37,16 @@ public enum Subject: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    /// The design, if this is one.
+    /// The design's name, for a design this process knows or a foreign one; nil for the floors.
+    public var designName: String? {
+        switch self {
+        case .floor, .floorStep: nil
+        case .design(let design): design.name
+        case .foreign(let name): name
+        }
+    }
+
+    /// The design, if this is one this process knows.
     public var design: SteppingDesign? {
         if case .design(let design) = self { design } else { nil }
     }
@@ -41,14 +54,10 @@ public enum Subject: Hashable, Sendable, Codable, CustomStringConvertible {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let name = try container.decode(String.self)
-        guard let subject = Subject(name: name) else {
-            throw DecodingError.dataCorruptedError(
-                in: container,
-                debugDescription:
-                    "unknown subject '\(name)' (floor, floor-step or one of \(SteppingDesign.described.map(\.rawValue)))"
-            )
+        guard !name.isEmpty else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "a subject with no name")
         }
-        self = subject
+        self = Subject(name: name) ?? .foreign(name)
     }
 
     public func encode(to encoder: any Encoder) throws {

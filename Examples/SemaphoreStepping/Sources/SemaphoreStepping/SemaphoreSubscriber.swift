@@ -4,7 +4,8 @@ import Stepping
 
 // A design none of the six is, written as a library author outside the `Stepping` module would
 // write it: public API only (no @testable, no SPI). A `DispatchSemaphore` guards
-// `StepStateMachine`; every action is performed after the semaphore is signalled.
+// `StepStateMachine`; every action is performed after the semaphore is signalled. (The DocC
+// article "Writing a design" walks through this file.)
 
 /// The stepper, kept by the machine, which releases it on completion and cancel (rule R1).
 final class SemaphoreStepperBox<Input, Failure: Error>: Sendable {
@@ -12,13 +13,13 @@ final class SemaphoreStepperBox<Input, Failure: Error>: Sendable {
     init(_ call: @escaping @Sendable (StepEvent<Input, Failure>) -> Void) { self.call = call }
 }
 
-final class SemaphoreSubscriber<Input, Failure: Error>: SteppingSubscriber, StepPromiseTarget,
+public final class SemaphoreSubscriber<Input, Failure: Error>: SteppingSubscriber, StepPromiseTarget,
     @unchecked Sendable  // `machine` is only touched between gate.wait() and gate.signal()
 {
     private let gate = DispatchSemaphore(value: 1)
     private var machine: StepStateMachine
 
-    init(stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void) {
+    public init(stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void) {
         machine = StepStateMachine(stepper: SemaphoreStepperBox(stepper))
     }
 
@@ -32,14 +33,14 @@ final class SemaphoreSubscriber<Input, Failure: Error>: SteppingSubscriber, Step
         unsafeDowncast(object, to: SemaphoreStepperBox<Input, Failure>.self)
     }
 
-    func receive(subscription: any Subscription) {
+    public func receive(subscription: any Subscription) {
         switch locked({ $0.receiveSubscription(subscription) }) {
         case .requestFirst(let subscription): subscription.request(.max(1))
         case .cancel(let subscription): subscription.cancel()
         }
     }
 
-    func receive(_ input: Input) -> Subscribers.Demand {
+    public func receive(_ input: Input) -> Subscribers.Demand {
         guard case .callStepper(let stepper, let id) = locked({ $0.receiveInput() }) else { return .none }
         box(stepper).call(.input(input, StepPromise(target: self, id: id)))
         switch locked({ $0.stepperReturned() }) {
@@ -51,16 +52,16 @@ final class SemaphoreSubscriber<Input, Failure: Error>: SteppingSubscriber, Step
         }
     }
 
-    func receive(completion: Subscribers.Completion<Failure>) {
+    public func receive(completion: Subscribers.Completion<Failure>) {
         let action = locked { $0.receiveCompletion(StepStateMachine.Ending(completion)) }
         if case .callStepper(let released) = action { box(released.stepper).call(.completion(completion)) }
     }
 
-    func cancel() {
+    public func cancel() {
         if case .cancel(let released) = locked({ $0.cancel() }) { released.subscription.cancel() }
     }
 
-    func completePromise(id: StepPromiseID, request: StepRequest) {
+    public func completePromise(id: StepPromiseID, request: StepRequest) {
         switch locked({ $0.completePromise(id: id, request: request) }) {
         case .none, .release: break
         case .request(let subscription): subscription.request(.max(1))
@@ -69,8 +70,10 @@ final class SemaphoreSubscriber<Input, Failure: Error>: SteppingSubscriber, Step
     }
 }
 
-struct SemaphoreFactory: SteppingSubscriberFactory {
-    func makeSubscriber<Input, Failure: Error>(
+public struct SemaphoreFactory: SteppingSubscriberFactory {
+    public init() {}
+
+    public func makeSubscriber<Input, Failure: Error>(
         stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void
     ) -> any SteppingSubscriber<Input, Failure> {
         SemaphoreSubscriber(stepper: stepper)
@@ -78,5 +81,7 @@ struct SemaphoreFactory: SteppingSubscriberFactory {
 }
 
 extension SteppingDesign {
-    static let semaphore = SteppingDesign(name: "semaphore", factory: SemaphoreFactory())
+    /// A `DispatchSemaphore` around `StepStateMachine`: synchronous delivery, nothing allocated
+    /// per element, every rule kept.
+    public static let semaphore = SteppingDesign(name: "semaphore", factory: SemaphoreFactory())
 }

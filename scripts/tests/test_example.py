@@ -1,0 +1,102 @@
+"""The outside package Examples/SemaphoreStepping: its executable (the whole tool with the semaphore
+design beside the built-ins) runs, profiles and checks the design, and its results file is read by
+stepbench compare, scripts/report and scripts/history like any other. Needs the example's debug
+build (scripts/test makes it; or set STEPBENCH_EXAMPLE_BIN)."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from scripts.tests.test_export import ROOT, stepbench
+
+ENV = dict(os.environ)
+
+
+def example():
+    path = os.environ.get("STEPBENCH_EXAMPLE_BIN",
+                          os.path.join(ROOT, "Examples", "SemaphoreStepping", ".build", "debug", "semaphore-bench"))
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"no semaphore-bench at {path}: run `swift build --package-path Examples/SemaphoreStepping` "
+                    "first (scripts/test does)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def run_file(tmp_path_factory):
+    out = tmp_path_factory.mktemp("example") / "run.json"
+    done = subprocess.run(
+        [example(), "run", "--allow-debug", "--design", "semaphore,atomic",
+         "--scenario", "sync-step,floor-sync,async-step,floor-pingpong", "--threads", "1",
+         "--elements", "3000", "--repetitions", "3", "--output", str(out)],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+def test_the_design_is_measured_beside_atomic_in_one_session(run_file):
+    data = json.load(open(run_file))
+    rows = {(r["scenario"], r["design"]): r for r in data["rows"]}
+    for scenario in ("sync-step", "async-step"):
+        for design in ("semaphore", "atomic"):
+            row = rows[(scenario, design)]
+            assert row["status"] == "ok" and row["summary"]["nsPerElement"]["median"] > 0, (scenario, design)
+        # value promises: the semaphore allocates per element what atomic does (a debug build's
+        # closures in async-step, nothing in sync-step but each repetition's setup, spread out)
+        allocations = [rows[(scenario, d)]["summary"]["allocationsPerElement"]["median"] for d in ("semaphore", "atomic")]
+        assert abs(allocations[0] - allocations[1]) < 0.05, (scenario, allocations)
+    assert "semaphore" in data["catalog"]["designs"], "the file's catalog describes the outside design"
+
+
+def test_stepbench_compare_reads_it(run_file):
+    done = subprocess.run([stepbench(), "compare", str(run_file), str(run_file)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "sync-step   semaphore" in done.stdout or "semaphore" in done.stdout
+
+
+def test_scripts_report_reads_it(run_file, tmp_path):
+    done = subprocess.run([os.path.join(ROOT, "scripts", "report"), str(run_file), "--out", str(tmp_path / "report")],
+                          capture_output=True, text=True, timeout=300, env={**ENV, "STEPBENCH_BIN": stepbench()})
+    assert done.returncode == 0, done.stderr
+    assert "`semaphore`" in open(tmp_path / "report" / "REPORT.md").read()
+
+
+def test_scripts_history_reads_it(run_file, tmp_path):
+    # The history leaves debug builds out (not comparable with release runs): two copies of the
+    # example's debug run stand for two release runs of two commits.
+    folder = tmp_path / "history"
+    folder.mkdir()
+    data = json.load(open(run_file))
+    for hour, commit in ((10, "a" * 40), (11, "b" * 40)):
+        data["machine"]["buildConfiguration"], data["machine"]["gitCommit"] = "release", commit
+        data["createdAt"] = f"2026-11-25T{hour}:00:00Z"
+        json.dump(data, open(folder / f"2026-11-25T{hour}0000Z.json", "w"))
+    done = subprocess.run([os.path.join(ROOT, "scripts", "history"), str(folder), "--format", "json"],
+                          capture_output=True, text=True, timeout=300, env={**ENV, "STEPBENCH_BIN": stepbench()})
+    assert done.returncode == 0, done.stderr
+    history = json.loads(done.stdout)
+    assert len(history["files"]) == 2
+    assert any(s.get("design") == "semaphore" for s in history["series"]), "the outside design has its series"
+
+
+def test_it_profiles_the_designs_paths(tmp_path):
+    out = tmp_path / "profile.json"
+    done = subprocess.run(
+        [example(), "profile", "--design", "semaphore,atomic", "--scenario", "sync-step", "--elements", "1000",
+         "--events", "50", "--path", "sync-more,stale-promise", "--output", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    paths = {(p["path"], p["design"]): p for p in json.load(open(out))["paths"]}
+    for design in ("semaphore", "atomic"):
+        assert paths[("sync-more", design)]["instructionsPerEvent"] > 0, design
+    assert paths[("stale-promise", "semaphore")]["synchronisingPerEvent"] > 0, "the semaphore's"
+
+
+def test_it_checks_the_design_torture_cases_in_its_own_children():
+    done = subprocess.run([example(), "conform", "--design", "semaphore", "--rule", "D1,S1,R3", "--format", "markdown"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    cells = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in done.stdout.splitlines()[2:]
+             if line.startswith("|")}
+    assert cells == {"D1": "ok", "S1": "ok", "R3": "ok"}
