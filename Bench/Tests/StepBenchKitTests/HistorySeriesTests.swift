@@ -121,20 +121,25 @@ struct HistorySeriesTests {
         #expect(HistorySeries.tolerance(.allocationsPerElement, of: atomic).absolute == 0.01)
     }
 
-    @Test("a file naming a design this build does not know is left out, said why")
-    func test_series_unknownDesignIsLeftOut() throws {
+    @Test(
+        "a design this build does not know (another executable's) is read by name; a file naming an unknown scenario is left out, said why"
+    )
+    func test_series_unknownDesignIsReadUnknownScenarioLeftOut() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("series-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let known = ResultsFileTests.sample()
         try known.write(to: folder.appendingPathComponent("a.json"))
         let text = String(decoding: try JSONOutput.encode(known), as: UTF8.self)
-            .replacingOccurrences(of: "\"design\" : \"atomic\"", with: "\"design\" : \"retired\"")
-        #expect(text.contains("retired"))
-        try Data(text.utf8).write(to: folder.appendingPathComponent("b.json"))
+        let outside = text.replacingOccurrences(of: "\"design\" : \"atomic\"", with: "\"design\" : \"semaphore\"")
+        #expect(outside.contains("semaphore"))
+        try Data(outside.utf8).write(to: folder.appendingPathComponent("b.json"))
+        let retired = text.replacingOccurrences(of: "\"scenario\" : \"sync-step\"", with: "\"scenario\" : \"retired\"")
+        #expect(retired.contains("retired"))
+        try Data(retired.utf8).write(to: folder.appendingPathComponent("c.json"))
         let s = try SeriesFile.make(folder: folder.path, noise: .none)
-        #expect(s.runs.map(\.file) == ["a.json"])
-        #expect(
-            s.skipped == [.init(file: "b.json", reason: "names a design, scenario or path this build does not know")])
+        #expect(s.runs.map(\.file) == ["a.json", "b.json"])
+        #expect(s.series.contains { $0.design == "semaphore" })
+        #expect(s.skipped == [.init(file: "c.json", reason: "names a scenario or path this build does not know")])
     }
 }

@@ -64,7 +64,7 @@ public struct RunFolder: Sendable {
             }
             guard let file = try readRun(data, path) else {
                 skipped.append(
-                    Skipped(file: name, reason: "names a design, scenario or path this build does not know"))
+                    Skipped(file: name, reason: "names a scenario or path this build does not know"))
                 continue
             }
             byContent[data] = name
@@ -113,7 +113,7 @@ public struct RunFolder: Sendable {
         return RunFolder(folder: folder, machineId: first.file.machine.machineID, runs: runs, skipped: skipped)
     }
 
-    /// The results file `data` (read from `path`), or nil when it names a design, scenario or path this build
+    /// The results file `data` (read from `path`), or nil when it names a scenario or path this build
     /// does not know (a file of a build with more, or fewer, of them). Throws when it is
     /// unreadable or malformed otherwise.
     static func readRun(_ data: Data, _ path: String) throws -> ResultsFile? {
@@ -121,7 +121,7 @@ public struct RunFolder: Sendable {
             return try ResultsFile.decode(data, from: URL(fileURLWithPath: path))
         } catch let error as ResultsError {
             if case .dataCorrupted(let context)? = error.underlying as? DecodingError,
-                let key = context.codingPath.last?.stringValue, ["design", "scenario", "path"].contains(key)
+                let key = context.codingPath.last?.stringValue, ["scenario", "path"].contains(key)
             {
                 return nil
             }

@@ -17,6 +17,21 @@ public struct PathRequest: Codable, Equatable, Sendable {
         self.events = events
     }
 
+    /// A request names a subject the child can drive: a design it does not know is an error,
+    /// not a request with no windows.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        subject = try c.decode(Subject.self, forKey: .subject)
+        if case .foreign(let name) = subject {
+            throw DecodingError.dataCorruptedError(
+                forKey: .subject, in: c,
+                debugDescription:
+                    "'\(name)' is not a design of this process (\(SteppingDesign.described.map(\.name)))")
+        }
+        paths = try c.decode([StepPath].self, forKey: .paths)
+        events = try c.decode([Int].self, forKey: .events)
+    }
+
     /// The windows this request opens, in order: the paths `design` has, each count.
     public var windows: [PathResponse.Window] {
         paths.filter { $0.isDefined(for: subject) }.flatMap { path in
