@@ -9,6 +9,10 @@ extension Conformance {
             "R4, C4: a first request that waits for cancel() on another thread stalls neither",
             CallOutChecks.requestWaitingForCancelOnAnotherThread),
         Check(
+            .r4, "blockedSteppersDoNotStall",
+            "R4: 600 steppers that block until all have begun, each fed from its own thread: all begin",
+            CallOutChecks.blockedSteppersDoNotStall),
+        Check(
             .c6, "cancelAfterReentrantCompletion",
             "C6: promise(.cancel) or cancel() after a re-entrant completion: nothing upstream, no completion",
             CallOutChecks.cancelAfterReentrantCompletion),

@@ -186,7 +186,7 @@ public struct RuleResult: Sendable, CustomStringConvertible {
         case (nil, true): .passed
         case (nil, false): .failed
         case (_?, false): .knownIssue
-        case (_?, true): .knownIssueNotShown
+        case (let known?, true): known.isIntermittent ? .passed : .knownIssueNotShown
         }
     }
 

@@ -5,7 +5,8 @@ import Testing
 /// Runs every check of `rule` on `design` (``Conformance/run(_:on:configuration:)``) and
 /// records what it found in the running Swift Testing test: each failure as an issue at the
 /// check's own source line; a rule the design declares broken as a known issue (so the test
-/// passes, and fails once the issue is no longer shown: the declaration is then stale).
+/// passes, and fails once the issue is no longer shown: the declaration is then stale, unless
+/// it is declared intermittent).
 ///
 /// ```swift
 /// @Test(arguments: Conformance.rules)
@@ -28,7 +29,10 @@ public func expectConformance(
         }
     }
     if let known = result.knownIssue {
-        withKnownIssue(Comment(rawValue: "\(design) breaks \(rule): \(known.reason)"), sourceLocation: sourceLocation) {
+        withKnownIssue(
+            Comment(rawValue: "\(design) breaks \(rule): \(known.reason)"), isIntermittent: known.isIntermittent,
+            sourceLocation: sourceLocation
+        ) {
             record()
         }
     } else {

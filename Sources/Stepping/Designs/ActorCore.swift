@@ -35,6 +35,9 @@ struct ActorGate: ~Copyable, Sendable {
     let issuedPromise = Atomic<UInt64>(StepStateMachine.noPromiseID)
     /// The id of the last promise that was queued; a promise is queued at most once.
     private let queuedPromise = Atomic<UInt64>(StepStateMachine.noPromiseID)
+    /// The actor has asked upstream for an input that has not arrived: raised just before each
+    /// `request(.max(1))`, lowered by the input that answers it (``takeInput()``).
+    private let awaitingInput = Atomic<Bool>(false)
 
     init() {}
 
@@ -64,7 +67,21 @@ struct ActorGate: ~Copyable, Sendable {
             subscription.cancel()
             return
         }
-        subscription.request(.max(1))
+        request(.max(1), from: subscription)
+    }
+
+    /// Asks `subscription` for `demand` (the actor's only demand is `.max(1)`), raising the flag
+    /// that lets the input in first.
+    func request(_ demand: Subscribers.Demand, from subscription: any Subscription) {
+        awaitingInput.store(true, ordering: .releasing)
+        subscription.request(demand)
+    }
+
+    /// Whether an input may enter the mailbox: the first one after a request only. Any other
+    /// (an upstream that ignores demand) is dropped at once, on the calling thread, as every
+    /// design drops it (S1): a flood costs no memory and never reaches the actor.
+    func takeInput() -> Bool {
+        awaitingInput.exchange(false, ordering: .acquiring)
     }
 
     /// Whether a promise call must be queued: the first call of the current promise only. Stale
@@ -137,7 +154,9 @@ struct ActorMachine {
     mutating func endInput(gate: borrowing ActorGate) {
         guard !cancelIfRequested(gate) else { return }
         let demand = machine.stepperReturned().perform()
-        if demand != .none, let subscription = machine.subscriptionWhileSubscribed { subscription.request(demand) }
+        if demand != .none, let subscription = machine.subscriptionWhileSubscribed {
+            gate.request(demand, from: subscription)
+        }
     }
 
     /// Handles a promise's call (the first call of the current promise: ``ActorGate`` filters).
@@ -145,7 +164,11 @@ struct ActorMachine {
         // A cancel() whose flag is up goes first, so no request is decided after it; one decided
         // just before may still reach upstream after cancel() returns, as in every design (C7).
         guard !cancelIfRequested(gate) else { return }
-        machine.completePromise(id: id, request: request).perform()
+        switch machine.completePromise(id: id, request: request) {
+        case .none, .release: break
+        case .request(let subscription): gate.request(.max(1), from: subscription)
+        case .cancel(let released): released.subscription.cancel()
+        }
     }
 
     /// Applies a pending `cancel()`: returns true if the machine is (now) cancelled.

@@ -3,15 +3,19 @@ import Foundation
 import Synchronization
 
 /// The `actor` design: a ``StepActor`` owns the state machine (``ActorMachine``); every signal
-/// reaches it through one order-preserving mailbox, a ring buffer of recycled slots drained
-/// on the actor's own serial executor. A drain runs until the mailbox is empty; only a signal
-/// that finds it idle starts the next one. A steady stream of signals therefore allocates
-/// nothing and needs no task, continuation or executor hop per signal, and a wake-up allocates
-/// nothing either (a dispatch user-data source, not a task).
+/// reaches it through one order-preserving mailbox, a ring buffer of recycled slots. The actor's
+/// executor is the mailbox's drain (``DrainExecutor``): a signal that finds no drain running
+/// drains the mailbox itself, on its own thread, until it is empty; a signal that finds one
+/// running is queued for it. So the stepper runs on the thread that signalled (the upstream's,
+/// for an input; the fulfiller's, for a cross-thread `.more`), an idle actor costs no hop, no
+/// wake-up and no pool thread, and a stepper that blocks holds only the thread that called it:
+/// no number of blocked steppers stalls the others (rule R4). Nothing is allocated per signal.
 ///
 /// `receive(_:)` returns `.none`; demand after a `.more` goes upstream from the actor (rules
 /// D3/D4 hold in their asynchronous form: exactly one `request(.max(1))` per `.more`, soon
-/// after). The subscription is answered on the subscribing thread (``ActorGate/answer(_:post:)``).
+/// after). An input the actor did not ask for (an upstream that ignores demand) is dropped at
+/// once, on the caller's thread, by ``ActorGate/takeInput()`` (S1): a flood is never queued.
+/// The subscription is answered on the subscribing thread (``ActorGate/answer(_:post:)``).
 /// `cancel()` raises a flag the actor checks right before every stepper call (rule C4): once
 /// `cancel()` returns the stepper is called at most once more (a call already begun).
 /// A promise keeps the mailbox, and so the actor, alive: kept by the stepper, it still acts
@@ -19,15 +23,15 @@ import Synchronization
 ///
 /// Why a lock and not a lock-free queue: the mailbox's lock is held for a push or a pop of one
 /// slot and never across a call-out, and in the synchronous case producer and consumer are the
-/// same thread (upstream answers the actor's `request` on the actor), so it is uncontended. A
-/// lock-free multi-producer queue would need node recycling that is safe against ABA; the ring
-/// needs none and allocates only when it grows past the most signals ever queued at once.
+/// same thread (upstream answers the actor's `request` from inside the drain), so it is
+/// uncontended. A lock-free multi-producer queue would need node recycling that is safe against
+/// ABA; the ring needs none and allocates only when it grows past the most signals ever queued
+/// at once (an input, a promise and the rare signals: a handful).
 ///
 /// Cost per element (synchronous `.more`): two mailbox pushes and pops (input, promise), each
 /// one uncontended lock (the promise is popped while the machine still steps, so its `.more`
-/// becomes the demand the actor requests); no allocation and no generic-metadata look-up (the ring holds
-/// trivial, non-generic slots; the input values sit in a typed buffer beside it).
-/// Cross-thread `.more` when the actor was idle: one wake-up of the actor's queue.
+/// becomes the demand the actor requests); no allocation and no generic-metadata look-up (the
+/// ring holds trivial, non-generic slots; the input values sit in a typed buffer beside it).
 @usableFromInline
 final class ActorSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, AsynchronousDelivery,
     @unchecked Sendable  // only `mailbox` (thread-safe) is touched from outside the actor.
@@ -46,7 +50,7 @@ final class ActorSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
 
     @usableFromInline
     func receive(_ input: Input) -> Subscribers.Demand {
-        mailbox.post(input: input)
+        if mailbox.gate.takeInput() { mailbox.post(input: input) }  // else dropped (no demand: S1)
         return .none
     }
 
@@ -66,8 +70,9 @@ final class ActorSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
 
 extension SteppingDesign {
     /// An actor owns the state machine; signals reach it through one ordered mailbox (a ring of
-    /// recycled slots, drained on the actor's queue until it is empty) and demand goes upstream
-    /// from the actor (`receive(_:)` returns `.none`). No allocation per element.
+    /// recycled slots, drained until it is empty by the thread whose signal found it idle: the
+    /// actor's executor) and demand goes upstream from the actor (`receive(_:)` returns `.none`).
+    /// No allocation per element, no hop, no pool thread.
     @inlinable public static var actor: SteppingDesign { SteppingDesign(id: .actor) }
 
     static let actorDescription = Description(name: "actor", traits: Traits(delivery: .onOwnExecutor))

@@ -8,6 +8,13 @@ import Synchronization
 /// what the obvious actor costs: each signal is an `AsyncStream` element (a locked buffer, a
 /// continuation and task machinery per element).
 ///
+/// Its actor runs on a serial `DispatchQueue` (``QueueExecutor``), so the stepper runs on a
+/// libdispatch worker thread, and a stepper that blocks holds that thread. Hundreds of blocked
+/// steppers sometimes stall others (measured here: of 600 whose steppers wait for each other,
+/// 423 to 600 began within 10 s, depending on what else the process ran; of 1,000, 997): a
+/// declared, intermittent known issue of rule R4.
+/// Steppers of this design must not block.
+///
 /// Rules as for `actor`: `receive(_:)` returns `.none` and demand after a `.more` goes upstream
 /// from the actor; the subscription is answered on the subscribing thread; `cancel()` raises a
 /// flag the actor checks before every stepper call (rule C4); a promise the stepper keeps still
@@ -30,7 +37,7 @@ final class ActorStreamSteppingSubscriber<Input, Failure: Error>: SteppingSubscr
 
     @usableFromInline
     func receive(_ input: Input) -> Subscribers.Demand {
-        mailbox.post(.input, input)
+        if mailbox.gate.takeInput() { mailbox.post(.input, input) }  // else dropped (no demand: S1)
         return .none
     }
 
@@ -177,5 +184,13 @@ extension SteppingDesign {
 
     static let actorStreamDescription = Description(
         name: "actor-stream",
-        traits: Traits(delivery: .onOwnExecutor, allocatesPerElement: true, instructionTolerance: 0.05))
+        traits: Traits(
+            delivery: .onOwnExecutor, allocatesPerElement: true,
+            knownIssues: [
+                .init(
+                    .r4,
+                    "a stepper that blocks holds the libdispatch worker its actor runs on: of 600 subscriptions whose steppers block until all have begun, as few as 423 began within 10 s in one run, all 600 in others (it depends on what else the process runs)",
+                    isIntermittent: true)
+            ],
+            instructionTolerance: 0.05))
 }

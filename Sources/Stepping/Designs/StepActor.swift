@@ -2,15 +2,16 @@ import Foundation
 @preconcurrency import OpenCombine
 import Synchronization
 
-/// Owns the state machine; handles the mailbox's signals one at a time, in order, on its own
-/// serial queue.
+/// Owns the state machine; handles the mailbox's signals one at a time, in order, on the thread
+/// that drains the mailbox (its executor, ``DrainExecutor``).
 actor StepActor<Input, Failure: Error> {
     /// Actor-isolated, so accesses are already serialised; the run-time exclusivity check
     /// would re-prove it on every signal, on the per-element path.
     @exclusivity(unchecked) private var machine: ActorMachine
-    nonisolated let executor = QueueExecutor(label: "stepbench.actor")
+    nonisolated let executor = DrainExecutor()
 
-    /// Runs on its own serial queue, not the cooperative pool (see ``QueueExecutor``).
+    /// Isolated to whichever thread drains the mailbox (see ``DrainExecutor``), not to a queue
+    /// or the cooperative pool.
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     init(stepper: StepperBox<Input, Failure>) {
@@ -20,6 +21,9 @@ actor StepActor<Input, Failure: Error> {
     /// Handles the mailbox's signals until it is empty. Synchronous: the hot loop has no
     /// suspension points, no task and no hop.
     func drain(_ mailbox: StepMailbox<Input, Failure>) {
+        #if DEBUG
+            preconditionIsolated("the actor mailbox's drain runs on the thread that took the actor")
+        #endif
         // Made once per drain: converting the generic mailbox to the existential per element
         // looked its metadata up every time.
         let target: any StepPromiseTarget = mailbox

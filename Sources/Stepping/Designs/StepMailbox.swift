@@ -4,11 +4,14 @@ import Synchronization
 
 /// The mailbox between the subscriber's callers and the actor; also the promises' target.
 ///
-/// Waking: a drain is scheduled when a signal arrives and none is scheduled or running; the
-/// drain runs on the actor's serial queue, isolated to the actor, and ends when the ring is
-/// empty. It is started through a dispatch user-data source aimed at that queue: waking
-/// allocates nothing (no task, job or closure per wake-up), and the mailbox is retained while
-/// a drain is scheduled, so a drain never outlives it.
+/// Draining: a signal that finds the mailbox idle (no drain running) drains it at once, on the
+/// signalling thread, holding the actor's isolation (``DrainExecutor``) until the ring is empty;
+/// a signal that finds a drain running is queued and left to it. So an idle actor costs no hop,
+/// no wake-up and no pool thread, and a stepper that blocks holds the thread that signalled, as
+/// in the synchronous designs: no number of blocked steppers stalls the others (rule R4).
+/// Re-entrant signals (a `.more` inside the stepper, an input upstream sends from inside the
+/// actor's `request`) find the drain running on their own thread and are queued: the stack does
+/// not grow with the elements (S5).
 @usableFromInline
 final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     @unchecked Sendable  // `ring` and the input buffers are behind `ring`'s lock; `gate` is atomic.
@@ -21,55 +24,50 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     let current: UnsafeMutablePointer<Input>
     let gate = ActorGate()
     private let actor: StepActor<Input, Failure>
-    /// Fires the drain on the actor's queue; one `or` per scheduled drain.
-    private let wake: DispatchSourceUserDataOr
 
     @usableFromInline
     init(stepper: StepperBox<Input, Failure>) {
         inputs = .allocate(capacity: MailboxRing.initialCapacity)
         current = .allocate(capacity: 1)
         actor = StepActor(stepper: stepper)
-        wake = DispatchSource.makeUserDataOrSource(queue: actor.executor.queue)
-        // Unowned: a scheduled drain holds a retain of the mailbox (see `schedule()`).
-        wake.setEventHandler { [unowned(unsafe) self] in self.drain() }
-        wake.activate()
     }
 
     deinit {
-        // No drain is scheduled (it would retain the mailbox), and a queued signal always has
-        // one: the ring is empty and no input value is left to deinitialise.
-        wake.cancel()
+        // No drain is running (it runs inside a call on the mailbox), so the ring is empty and
+        // no input value is left to deinitialise.
         inputs.deallocate()
         current.deallocate()
     }
 
-    /// Queues a signal and schedules a drain if none is scheduled or running. Signals from one
-    /// thread keep their order; upstream's are serial. Returns false if the mailbox is closed
-    /// (the signal is dropped): the caller answers as a dead machine would.
+    /// Queues a signal and, if no drain is running, drains the mailbox on this thread. Signals
+    /// from one thread keep their order; upstream's are serial. Returns false if the mailbox is
+    /// closed (the signal is dropped): the caller answers as a dead machine would.
     @discardableResult
     func post(_ signal: MailboxSignal) -> Bool {
         let signal = Unchecked(signal)
         return post { ring in _ = ring.push(signal.value) }
     }
 
-    /// Queues an input.
+    /// Queues an input (one the actor asked for: ``ActorGate/takeInput()`` let it in).
     func post(input: Input) {
         post { ring in (inputs + ring.push(MailboxRing.Slot(kind: .input))).initialize(to: input) }
     }
 
-    /// Pushes under the lock (growing the ring first if it is full), then schedules a drain.
+    /// Pushes under the lock (growing the ring first if it is full), then drains if no drain
+    /// was running: this thread takes the actor's isolation in the same critical section.
     @discardableResult
     private func post(_ push: (inout MailboxRing) -> Void) -> Bool {
         countIfRingBusy()
-        let (accepted, mustSchedule) = ring.withLock { ring -> (Bool, Bool) in
+        let (accepted, mustDrain) = ring.withLock { ring -> (Bool, Bool) in
             guard !ring.value.closed else { return (false, false) }
             if ring.value.isFull { grow(&ring.value) }
             push(&ring.value)
             guard !ring.value.scheduled else { return (true, false) }
             ring.value.scheduled = true
+            actor.executor.take()
             return (true, true)
         }
-        if mustSchedule { schedule() }  // after unlocking: the drain may start at once
+        if mustDrain { drainOnActor(actor, self) }  // after unlocking: producers keep pushing
         return accepted
     }
 
@@ -83,23 +81,9 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
         #endif
     }
 
-    /// Starts a drain on the actor's queue, holding the mailbox until it ends. At most one is
-    /// scheduled at a time (`scheduled`), so no two `or`s coalesce into one handler call.
-    private func schedule() {
-        ContentionEvent.drainWakeup.count()
-        _ = Unmanaged.passRetained(self)
-        wake.or(data: 1)
-    }
-
-    /// The wake source's handler, on the actor's queue: handles signals until the ring is empty.
-    private func drain() {
-        actor.preconditionIsolated("the actor mailbox's drain runs on the actor's serial queue")
-        drainOnActor(actor, self)
-        Unmanaged.passUnretained(self).release()  // taken by `schedule()`
-    }
-
-    /// `StepActor.drain` called synchronously, as the isolated code it is: the caller is on the
-    /// actor's serial executor (checked just before). This is what `assumeIsolated` does, minus
+    /// `StepActor.drain` called synchronously, as the isolated code it is: the caller has just
+    /// taken the actor's executor (``DrainExecutor/take()``, under the ring's lock, so no other
+    /// thread drains). This is what `assumeIsolated` does, minus
     /// the context it allocates on every call (the profile showed two allocations per drain,
     /// that is per element when every `.more` comes from another thread). The cast only drops
     /// `isolated` from the parameter, which does not change the calling convention. Made once,
@@ -136,6 +120,7 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
                 if endingDrain {
                     ring.value.scheduled = false
                     ring.value.handling = false
+                    actor.executor.release()
                 }
                 remaining = 0
                 return .empty
@@ -171,7 +156,7 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
         ring.withLock { ring in
             let r = ring.value
             return
-                "\(r.count) queued, \(r.handling ? "handling one" : "idle"), drain \(r.scheduled ? "scheduled" : "not scheduled")\(r.closed ? ", closed" : "")"
+                "\(r.count) queued, \(r.handling ? "handling one" : "idle"), drain \(r.scheduled ? "running" : "not running")\(r.closed ? ", closed" : "")"
         }
     }
 

@@ -28,6 +28,57 @@ enum CallOutChecks {
         expect(eventually { s.upstream.calls == [.request(.max(1)), .cancel] }, "\(s.upstream.calls)")
     }
 
+    /// How many subscriptions ``blockedSteppersDoNotStall(design:)`` blocks at once: enough that
+    /// a design running its steppers on a shared pool shows it (`actor-stream`: 423 to 600 of
+    /// 600 began within 10 s, 997 of 1,000; of 300, all or all but one).
+    static let blockedSteppers = 600
+
+    /// R4: 600 steppers that each block until all 600 have begun, each subscription fed from
+    /// its own thread: every one begins
+    static func blockedSteppersDoNotStall(design: SteppingDesign) {
+        let count = blockedSteppers
+        let condition = NSCondition()
+        let begun = Box(0)
+        let deadline = Date(timeIntervalSinceNow: 10)  // then every stepper is let go, so none hangs
+        let subscribers = (0..<count).map { _ in
+            design.makeSubscriber { (event: StepEvent<Int, TestError>) in
+                guard case .input(_, let promise) = event else { return }
+                condition.lock()
+                begun.mutate { $0 += 1 }
+                condition.broadcast()
+                while begun.value < count, condition.wait(until: deadline) {}
+                condition.unlock()
+                promise(.cancel)
+            }
+        }
+        let upstreams = (0..<count).map { _ in RecordingSubscription() }
+        let finished = DispatchGroup()
+        for (subscriber, upstream) in zip(subscribers, upstreams) {
+            nonisolated(unsafe) let subscriber = subscriber  // subscribers are thread-safe by contract
+            finished.enter()
+            let thread = Thread {
+                subscriber.receive(subscription: upstream)
+                _ = subscriber.receive(0)
+                finished.leave()
+            }
+            thread.stackSize = 1 << 18
+            thread.start()
+        }
+        expect(finished.wait(timeout: .now() + 20) == .success, "the feeding threads did not return")
+        condition.lock()
+        while begun.value < count, condition.wait(until: deadline) {}
+        let ran = begun.value
+        condition.unlock()
+        expect(
+            ran == count,
+            "only \(ran) of \(count) blocked steppers ran within 10 s: the others waited for a thread the blocked ones held"
+        )
+        for (subscriber, upstream) in zip(subscribers, upstreams) {  // the late ones let go at once
+            expect(eventually(timeout: 20) { upstream.calls.contains(.cancel) }, "\(upstream.calls)")
+            settleDesign(subscriber)
+        }
+    }
+
     /// How the stepper asks to stop after upstream completed from inside its call.
     enum StopAfterCompletion: CaseIterable, CustomStringConvertible {
         case promiseCancel, subscriberCancel

@@ -74,6 +74,7 @@ enum CompletionChecks {
         expect(group.wait(timeout: .now() + 10) == .success)
         s.cancel()
         s.probe.fulfil(0, .more)
+        s.settle()  // upstream sends once the request has reached it (an actor requests on its own)
         s.send(1)
         s.complete()
         expect(s.upstream.calls == [.request(.max(1)), .cancel])

@@ -34,6 +34,7 @@ enum StepChecks {
         s.send(0)
         expect(s.probe.inputs == [0])
         s.probe.fulfil(0, .more)
+        s.settle()  // upstream sends once the request has reached it (an actor requests on its own)
         s.send(1)
         expect(eventually { s.probe.inputs == [0, 1] })
         expect(s.probe.violations.isEmpty)
@@ -67,6 +68,7 @@ enum StepChecks {
         let s = Scripted(design)
         s.send(0)
         s.probe.fulfil(0, .more)
+        s.settle()  // upstream sends once the request has reached it (an actor requests on its own)
         s.send(1)
         s.probe.fulfil(0, .more)  // stale: earlier input
         s.probe.fulfil(0, .cancel)  // stale

@@ -1,0 +1,51 @@
+import Foundation
+import Synchronization
+
+/// The `actor` design's executor: the actor's isolation belongs to whichever thread is draining
+/// its mailbox. A thread takes it (``take()``) under the mailbox's lock when its signal finds no
+/// drain running, and gives it back (``release()``) under the same lock when it finds the
+/// mailbox empty; so at most one thread runs the actor's code at a time, as a serial executor
+/// must, and the stepper runs on the thread that signalled (no hop, no wake-up, no pool thread:
+/// a stepper that blocks holds only that thread).
+///
+/// The actor is entered only through its mailbox: ``StepActor`` has no asynchronous methods, so
+/// no job is ever enqueued here, and ``enqueue(_:)`` traps to keep that true. `checkIsolated`
+/// (which `preconditionIsolated` and `assumeIsolated` call) passes on the draining thread.
+final class DrainExecutor: SerialExecutor {
+    /// The draining thread's id (``currentThreadID``), 0 when no drain runs.
+    private let owner = Atomic<UInt>(0)
+
+    /// Takes the actor's isolation for this thread; the caller holds the mailbox's lock and has
+    /// found no drain running.
+    func take() {
+        owner.store(Self.currentThreadID, ordering: .relaxed)
+    }
+
+    /// Gives the isolation back; the caller holds the mailbox's lock and found it empty.
+    func release() {
+        owner.store(0, ordering: .relaxed)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        preconditionFailure("StepActor is entered only through its mailbox: nothing enqueues jobs on it")
+    }
+
+    func checkIsolated() {
+        precondition(
+            owner.load(ordering: .relaxed) == Self.currentThreadID,
+            "the actor design's code runs only on the thread draining its mailbox")
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// This thread's id, never 0.
+    static var currentThreadID: UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: pthread_self())
+        #else
+            UInt(pthread_self())
+        #endif
+    }
+}
