@@ -21,17 +21,22 @@ import Synchronization
 /// A promise keeps the mailbox, and so the actor, alive: kept by the stepper, it still acts
 /// after the caller let go of the subscriber, as in the other designs.
 ///
-/// Why a lock and not a lock-free queue: the mailbox's lock is held for a push or a pop of one
-/// slot and never across a call-out, and in the synchronous case producer and consumer are the
-/// same thread (upstream answers the actor's `request` from inside the drain), so it is
-/// uncontended. A lock-free multi-producer queue would need node recycling that is safe against
-/// ABA; the ring needs none and allocates only when it grows past the most signals ever queued
-/// at once (an input, a promise and the rare signals: a handful).
+/// Why a lock and not a lock-free queue: the ring's lock is held for a push or a pop of one
+/// slot and never across a call-out, and only signals from threads other than the draining one
+/// take it: the draining thread's own signals (a `.more` inside the stepper, the input upstream
+/// sends from inside the actor's `request`) go to a queue only it touches. A lock-free
+/// multi-producer queue would need node recycling that is safe against ABA; the ring needs none
+/// and allocates only when it grows past the most signals ever queued at once (an input, a
+/// promise and the rare signals: a handful).
 ///
-/// Cost per element (synchronous `.more`): two mailbox pushes and pops (input, promise), each
-/// one uncontended lock (the promise is popped while the machine still steps, so its `.more`
-/// becomes the demand the actor requests); no allocation and no generic-metadata look-up (the
-/// ring holds trivial, non-generic slots; the input values sit in a typed buffer beside it).
+/// Cost per element (synchronous `.more`, upstream sending each input from outside): the input
+/// takes the drain under the ring's lock and goes straight to the stepper (not queued); the
+/// `.more` is pushed to and popped from the drain's own queue without a lock, while the machine
+/// still steps, so it becomes the demand the actor requests; a second lock ends the drain. With
+/// a `.more` from another thread, that thread takes the drain instead. No allocation and no
+/// generic-metadata look-up (the queues hold trivial, non-generic slots; the input values sit in
+/// typed buffers beside them). sync-step costs about twice `atomic`'s time: the rest is the
+/// mailbox's bookkeeping and the promise's existential target (see the README's profile).
 @usableFromInline
 final class ActorSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, AsynchronousDelivery,
     @unchecked Sendable  // only `mailbox` (thread-safe) is touched from outside the actor.

@@ -26,13 +26,21 @@ final class DrainExecutor: SerialExecutor {
         owner.store(0, ordering: .relaxed)
     }
 
+    /// Whether this thread is draining the mailbox (holds the actor's isolation). Only the
+    /// draining thread ever finds its own id here: it alone stores it, and stores 0 before any
+    /// other thread may take the isolation.
+    @inline(__always)
+    var isHeldByCurrentThread: Bool {
+        owner.load(ordering: .relaxed) == Self.currentThreadID
+    }
+
     func enqueue(_ job: consuming ExecutorJob) {
         preconditionFailure("StepActor is entered only through its mailbox: nothing enqueues jobs on it")
     }
 
     func checkIsolated() {
         precondition(
-            owner.load(ordering: .relaxed) == Self.currentThreadID,
+            isHeldByCurrentThread,
             "the actor design's code runs only on the thread draining its mailbox")
     }
 

@@ -18,15 +18,20 @@ actor StepActor<Input, Failure: Error> {
         machine = ActorMachine(stepper: stepper)
     }
 
-    /// Handles the mailbox's signals until it is empty. Synchronous: the hot loop has no
-    /// suspension points, no task and no hop.
-    func drain(_ mailbox: StepMailbox<Input, Failure>) {
+    /// Handles the mailbox's signals until it is empty; first, with `beginningWithInput`, the
+    /// input its caller put in the mailbox's `current` (an input that took the drain is not
+    /// queued). Synchronous: the hot loop has no suspension points, no task and no hop.
+    func drain(_ mailbox: StepMailbox<Input, Failure>, beginningWithInput: Bool) {
         #if DEBUG
             preconditionIsolated("the actor mailbox's drain runs on the thread that took the actor")
         #endif
         // Made once per drain: converting the generic mailbox to the existential per element
         // looked its metadata up every time.
         let target: any StepPromiseTarget = mailbox
+        if beginningWithInput {
+            handleInput(mailbox, target)
+            if machine.isDead { mailbox.close() }
+        }
         var remaining = 0
         while true {
             switch mailbox.next(endingDrain: true, remaining: &remaining) {

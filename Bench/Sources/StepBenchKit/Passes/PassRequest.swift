@@ -189,7 +189,10 @@ public struct PassRequest: Codable, Equatable, Sendable {
         reader.start()
         var hung = false
         while !received.withLock({ $0.done }) || process.isRunning {
-            let silent = Double(monotonicNanoseconds() - received.withLock { $0.at }) / 1e9
+            // The last byte's time first, then now: read the other way round, a byte arriving
+            // between the two reads made the difference negative (a UInt64 trap in the parent).
+            let lastByte = received.withLock { $0.at }
+            let silent = Double(monotonicNanoseconds() - lastByte) / 1e9
             if !hung, silent > watchdog {
                 hung = true
                 kill(process.processIdentifier, SIGKILL)
