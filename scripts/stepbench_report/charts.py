@@ -87,9 +87,20 @@ def throughput_single(results, scenario, path, threads):
         line.set_gid("series-floor")
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     ax.set_yscale("log")
+    # Limits set, not autoscaled: bars rise from 0, which a log axis cannot show, and when the
+    # labels were laid out first the autoscale drew them hanging from the top.
+    span = [v["ciLow"] for v in values] + [v["ciHigh"] for v in values]
+    if floor:
+        span.append(floor["summary"]["elementsPerSecond"]["median"])
+    span = [v for v in span if v > 0]
+    if span:
+        ax.set_ylim(min(span) / 1.3, max(span) * 1.3)
     ax.yaxis.set_major_formatter(FuncFormatter(_si))
     ax.set_ylabel(f"{results.unit(scenario)}s/s (log scale; higher is better)")
     ax.set_title(f"{scenario} ({threads} thread{'s' if threads > 1 else ''}): throughput per design (median, 95% CI)")
+    # Slanted: beside the legend the axis is narrow, and level names ran into each other.
+    ax.tick_params(axis="x", labelrotation=20)
+    plt.setp(ax.get_xticklabels(), ha="right", rotation_mode="anchor")
     _save(fig, path)
 
 
