@@ -125,10 +125,16 @@ public struct StepStateMachine {
         }
     }
 
-    /// The subscription while subscribed and not stepping, else nil.
+    /// Whether the machine is subscribed and not stepping (demand may go upstream).
     @inlinable
-    var subscriptionWhileSubscribed: (any Subscription)? {
-        phase == .subscribed ? subscription : nil
+    var isSubscribedAndIdle: Bool { phase == .subscribed }
+
+    /// Asks the subscription for `demand`, calling it where it is stored: returning it to the
+    /// caller copied the existential (a box copy, a retain and a release per element on the
+    /// `actor` design's path). Only while ``isSubscribedAndIdle``.
+    @inlinable
+    func requestFromSubscription(_ demand: Subscribers.Demand) {
+        subscription?.request(demand)
     }
 
     @inlinable

@@ -73,8 +73,13 @@ struct ActorGate: ~Copyable, Sendable {
     /// Asks `subscription` for `demand` (the actor's only demand is `.max(1)`), raising the flag
     /// that lets the input in first.
     func request(_ demand: Subscribers.Demand, from subscription: any Subscription) {
-        awaitingInput.store(true, ordering: .releasing)
+        expectInput()
         subscription.request(demand)
+    }
+
+    /// Raises the flag that lets the next input in; called just before each request.
+    func expectInput() {
+        awaitingInput.store(true, ordering: .releasing)
     }
 
     /// Whether an input may enter the mailbox: the first one after a request only. Any other
@@ -153,9 +158,15 @@ struct ActorMachine {
     @inline(__always)
     mutating func endInput(gate: borrowing ActorGate) {
         guard !cancelIfRequested(gate) else { return }
-        let demand = machine.stepperReturned().perform()
-        if demand != .none, let subscription = machine.subscriptionWhileSubscribed {
-            gate.request(demand, from: subscription)
+        // Switched on as returned, not through `perform()`: that copied the action (its enum
+        // and payload through value witnesses) on every element.
+        switch machine.stepperReturned() {
+        case .demand(let demand):
+            guard demand != .none, machine.isSubscribedAndIdle else { return }
+            gate.expectInput()
+            machine.requestFromSubscription(demand)
+        case .deliverCompletion(let ending, let released):
+            AnyStepperBox.from(released.stepper).complete(ending)
         }
     }
 
