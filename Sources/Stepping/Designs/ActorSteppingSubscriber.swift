@@ -22,17 +22,18 @@ import Synchronization
 /// after the caller let go of the subscriber, as in the other designs.
 ///
 /// Why a lock and not a lock-free queue: the ring's lock is held for a push or a pop of one
-/// slot and never across a call-out, and only signals from threads other than the draining one
-/// take it: the draining thread's own signals (a `.more` inside the stepper, the input upstream
+/// slot and never across a call-out, and only signals that find a drain running on another
+/// thread take it: the draining thread's own signals (a `.more` inside the stepper, the input upstream
 /// sends from inside the actor's `request`) go to a queue only it touches. A lock-free
 /// multi-producer queue would need node recycling that is safe against ABA; the ring needs none
 /// and allocates only when it grows past the most signals ever queued at once (an input, a
 /// promise and the rare signals: a handful).
 ///
 /// Cost per element (synchronous `.more`, upstream sending each input from outside): the input
-/// takes the drain under the ring's lock and goes straight to the stepper (not queued); the
-/// `.more` is pushed to and popped from the drain's own queue without a lock, while the machine
-/// still steps, so it becomes the demand the actor requests; a second lock ends the drain. With
+/// takes the idle mailbox's drain with one compare-exchange and goes straight to the stepper
+/// (not queued); the `.more` is pushed to and popped from the drain's own queue, while the
+/// machine still steps, so it becomes the demand the actor requests; one atomic exchange ends
+/// the drain. No lock: the ring's lock is only for queuing behind a drain that runs. With
 /// a `.more` from another thread, that thread takes the drain instead. No allocation and no
 /// generic-metadata look-up (the queues hold trivial, non-generic slots; the input values sit in
 /// typed buffers beside them). sync-step costs about twice `atomic`'s time: the rest is the

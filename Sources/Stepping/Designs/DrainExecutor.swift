@@ -2,10 +2,10 @@ import Foundation
 import Synchronization
 
 /// The `actor` design's executor: the actor's isolation belongs to whichever thread is draining
-/// its mailbox. A thread takes it (``take()``) under the mailbox's lock when its signal finds no
-/// drain running, and gives it back (``release()``) under the same lock when it finds the
-/// mailbox empty; so at most one thread runs the actor's code at a time, as a serial executor
-/// must, and the stepper runs on the thread that signalled (no hop, no wake-up, no pool thread:
+/// its mailbox. A thread takes it (``take()``) when its signal wins the mailbox's drain (a
+/// compare-exchange of the mailbox's state), and gives it back (``release()``) before it lets
+/// the drain go, when it finds the mailbox empty; so at most one thread runs the actor's code at
+/// a time, as a serial executor must, and the stepper runs on the thread that signalled (no hop, no wake-up, no pool thread:
 /// a stepper that blocks holds only that thread).
 ///
 /// The actor is entered only through its mailbox: ``StepActor`` has no asynchronous methods, so
@@ -15,13 +15,12 @@ final class DrainExecutor: SerialExecutor {
     /// The draining thread's id (``currentThreadID``), 0 when no drain runs.
     private let owner = Atomic<UInt>(0)
 
-    /// Takes the actor's isolation for this thread; the caller holds the mailbox's lock and has
-    /// found no drain running.
+    /// Takes the actor's isolation for this thread; the caller has just won the mailbox's drain.
     func take() {
         owner.store(Self.currentThreadID, ordering: .relaxed)
     }
 
-    /// Gives the isolation back; the caller holds the mailbox's lock and found it empty.
+    /// Gives the isolation back; the caller found the mailbox empty and still holds its drain.
     func release() {
         owner.store(0, ordering: .relaxed)
     }

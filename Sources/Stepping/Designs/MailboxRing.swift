@@ -1,6 +1,6 @@
 @preconcurrency import OpenCombine
 
-/// The signals an actor mailbox has not yet handed out, in order, and its drain's state.
+/// The signals an actor mailbox has not yet handed out, in order.
 /// Not generic (a push or pop costs no metadata look-up), and its slots are trivial values (a
 /// push or pop copies no reference): the rare signals that carry references (a subscription,
 /// a completion) keep them in side queues, in the same order; the mailbox keeps an input's
@@ -21,12 +21,9 @@ struct MailboxRing {
     /// The payloads of the queued subscription and completion signals, oldest first.
     private var subscriptions: [any Subscription] = []
     private var completions: [StepStateMachine.Ending] = []
-    /// A drain is running (so a push need not start one).
-    var scheduled = false
-    /// No more signals are accepted: the machine died.
+    /// No more signals are accepted: the machine died (the drain's own queue's flag; the
+    /// mailbox keeps the ring's in its state word).
     var closed = false
-    /// A drain has taken a signal and not yet found the ring empty (for `waitUntilIdle`).
-    var handling = false
 
     static let initialCapacity = 8
     var capacity: Int { slots.count }

@@ -52,7 +52,16 @@ actor StepActor<Input, Failure: Error> {
             mailbox.current.deinitialize(count: 1)  // dropped (no demand, or cancelled)
             return
         }
+        mailbox.stepping = true
         unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(mailbox.current.move(), promise)
+        mailbox.stepping = false
+        // A `.more` fulfilled inside the call, before anything else of this thread's: first.
+        let more = mailbox.takePendingMore()
+        if more != StepStateMachine.noPromiseID { machine.handlePromise(id: more, request: .more, gate: mailbox.gate) }
+        guard mailbox.hasQueuedSignals else {  // the common case: nothing else arrived during the call
+            machine.endInput(gate: mailbox.gate)
+            return
+        }
         // The signals queued when the stepper returned, and no more: later ones wait for the
         // drain, so that a flood cannot hold the machine stepping.
         var remaining = 0

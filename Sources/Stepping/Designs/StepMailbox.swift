@@ -4,16 +4,23 @@ import Synchronization
 
 /// The mailbox between the subscriber's callers and the actor; also the promises' target.
 ///
-/// Draining: a signal that finds the mailbox idle (no drain running) drains it at once, on the
-/// signalling thread, holding the actor's isolation (``DrainExecutor``) until the ring is empty;
-/// a signal that finds a drain running is queued and left to it. So an idle actor costs no hop,
+/// Draining: a signal that finds the mailbox idle (no drain running) takes the drain with one
+/// compare-exchange of ``state`` and drains at once, on the signalling thread, holding the
+/// actor's isolation (``DrainExecutor``) until both queues are empty; a signal that finds a drain
+/// running is queued in the ring, under its lock, and left to it. So an idle actor costs no hop,
 /// no wake-up and no pool thread, and a stepper that blocks holds the thread that signalled, as
 /// in the synchronous designs: no number of blocked steppers stalls the others (rule R4).
 /// Re-entrant signals (a `.more` inside the stepper, an input upstream sends from inside the
 /// actor's `request`) find the drain running on their own thread and are queued: the stack does
 /// not grow with the elements (S5). They go to a second queue, ``own``, that only the draining
 /// thread touches, so they take no lock: in the synchronous case (upstream answers the actor's
-/// `request` from inside the drain) an element costs no lock at all.
+/// `request` from inside the drain) an element takes no lock: one compare-exchange to take the
+/// drain, one exchange to end it.
+///
+/// Ending a drain without the lock: the drain clears its bit, then looks at ``ringCount``; a
+/// signal queued behind it stores ``ringCount``, then tries to take the drain. Both sequentially
+/// consistent, so at least one of them sees the other: the drain goes on, or the signal's thread
+/// drains. Nothing is left queued with no drain to come.
 ///
 /// Order: signals from one thread keep their order. The draining thread's own signals are all
 /// in ``own`` (or, for the input whose post took the drain, in `current`), the other threads'
@@ -22,13 +29,18 @@ import Synchronization
 /// input, …) cannot starve another thread's `cancel()`.
 @usableFromInline
 final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
-    @unchecked Sendable  // `ring` and the input buffers are behind `ring`'s lock; `gate` is atomic.
+    @unchecked Sendable  // `ring` and the input buffers are behind `ring`'s lock; `gate` and `state` are atomic.
 {
+    /// ``running``: a drain runs (its thread holds the actor); ``closed``: no more signals are
+    /// accepted (the machine died; set by the drain, under the ring's lock).
+    private let state = Atomic<UInt8>(0)
+    private static var running: UInt8 { 1 }
+    private static var closed: UInt8 { 2 }
     private let ring = Mutex(Unchecked(MailboxRing()))  // Unchecked: signals hold non-Sendable subscriptions
     /// The queued inputs' values, one slot per ring slot; resized with the ring, under its lock.
     @exclusivity(unchecked) private var inputs: UnsafeMutablePointer<Input>
     /// How many signals the ring holds, published under its lock for the drain to read without
-    /// it (a hint: the drain pops under the lock).
+    /// it: a hint for the order of the two queues, and what an ending drain looks at.
     private let ringCount = Atomic<Int>(0)
     /// The signals the draining thread sends itself, and their inputs' values: touched only by
     /// the thread that holds the actor's isolation (``DrainExecutor/isHeldByCurrentThread``).
@@ -37,6 +49,11 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     /// The input the actor is handling: moved here from `inputs` by ``next(endingDrain:remaining:)``, so that producers
     /// may reuse (or move) the ring slot while the stepper runs. Only the drain touches it.
     let current: UnsafeMutablePointer<Input>
+    /// The drain is inside a stepper call, and the `.more` fulfilled inside it on the draining
+    /// thread before anything else of that thread's (see ``completePromise(id:request:)``); only
+    /// the draining thread reads or writes them.
+    @exclusivity(unchecked) var stepping = false
+    @exclusivity(unchecked) private var pendingMore = StepStateMachine.noPromiseID
     let gate = ActorGate()
     private let actor: StepActor<Input, Failure>
 
@@ -76,6 +93,7 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
         case .drain:
             current.initialize(to: input)
             drainOnActor(actor, self, true)
+        case .queuedAndDrain: drainOnActor(actor, self, false)
         }
     }
 
@@ -94,31 +112,40 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
         case .drain:
             pushOwn(push)
             drainOnActor(actor, self, false)
+        case .queuedAndDrain: drainOnActor(actor, self, false)
         }
         return true
     }
 
     /// On the draining thread, answers `.own` (no lock: the drain is this thread's caller). On
-    /// any other, under the ring's lock: pushes to the ring if a drain runs (growing it first
-    /// if it is full), else takes the actor's isolation for this thread, in the same critical
-    /// section. `push` gets the queue and its inputs' buffer.
+    /// any other: an idle mailbox is taken with one compare-exchange (`.drain`); else, under the
+    /// ring's lock, the signal is pushed to the ring if the mailbox is open (growing it first if
+    /// it is full), and this thread then tries to take the drain, which may have ended
+    /// meanwhile (`.queuedAndDrain`). `push` gets the queue and its inputs' buffer.
     @inline(__always)
     private func enter(_ push: (inout MailboxRing, UnsafeMutablePointer<Input>) -> Void) -> MailboxEntry {
         if actor.executor.isHeldByCurrentThread { return own.closed ? .closed : .own }
+        if takeDrain() { return .drain }
         countIfRingBusy()
-        return ring.withLock { ring -> MailboxEntry in
-            guard !ring.value.closed else { return .closed }
-            guard ring.value.scheduled else {
-                ring.value.scheduled = true
-                ring.value.handling = true
-                actor.executor.take()
-                return .drain
-            }
+        let queued = ring.withLock { ring -> Bool in
+            guard state.load(ordering: .relaxed) & Self.closed == 0 else { return false }
             if ring.value.isFull { grow(&ring.value, &inputs) }
             push(&ring.value, inputs)
-            ringCount.store(ring.value.count, ordering: .relaxed)
-            return .queued
+            ringCount.store(ring.value.count, ordering: .sequentiallyConsistent)
+            return true
         }
+        guard queued else { return .closed }
+        return takeDrain() ? .queuedAndDrain : .queued
+    }
+
+    /// Takes the drain if no drain runs and the mailbox is open: this thread then holds the
+    /// actor's isolation.
+    @inline(__always)
+    private func takeDrain() -> Bool {
+        guard state.compareExchange(expected: 0, desired: Self.running, ordering: .sequentiallyConsistent).exchanged
+        else { return false }
+        actor.executor.take()
+        return true
     }
 
     /// Pushes to the drain's own queue; only the draining thread calls it.
@@ -139,7 +166,7 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     }
 
     /// `StepActor.drain` called synchronously, as the isolated code it is: the caller has just
-    /// taken the actor's executor (``DrainExecutor/take()``, under the ring's lock, so no other
+    /// taken the actor's executor (``DrainExecutor/take()``, having won the drain, so no other
     /// thread drains). This is what `assumeIsolated` does, minus
     /// the context it allocates on every call (the profile showed two allocations per drain,
     /// that is per element when every `.more` comes from another thread). The cast only drops
@@ -169,33 +196,35 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     /// many are queued behind it goes to `remaining` (an inout: a returned tuple made the
     /// signal's enum be copied and destroyed through outlined value witnesses). The ring's
     /// signals come first when it holds any; else the drain's own, without the lock. With
-    /// `endingDrain`, `.empty` ends the drain (`scheduled` is cleared under the ring's lock, so a
-    /// signal pushed after this schedules a new one); without it (the signals of a stepper
-    /// call) the drain goes on, and so does `handling`.
+    /// `endingDrain`, `.empty` ends the drain (see the type's comment: a signal queued as it
+    /// ends is not left behind); without it (the signals of a stepper call) the drain goes on.
     func next(endingDrain: Bool, remaining: inout Int) -> MailboxNext {
-        if ringCount.load(ordering: .relaxed) == 0, let (slot, index) = own.pop() {
-            remaining = own.count
-            return take(slot, at: index, from: &own, ownInputs)
-        }
-        countIfRingBusy()
-        return ring.withLock { ring -> MailboxNext in
-            if let (slot, index) = ring.value.pop() {
-                ringCount.store(ring.value.count, ordering: .relaxed)
-                ring.value.handling = true
-                remaining = ring.value.count + own.count
-                return take(slot, at: index, from: &ring.value, inputs)
+        while true {
+            if ringCount.load(ordering: .relaxed) == 0, let (slot, index) = own.pop() {
+                remaining = own.count
+                return take(slot, at: index, from: &own, ownInputs)
+            }
+            if ringCount.load(ordering: .relaxed) > 0 {
+                countIfRingBusy()
+                let popped = ring.withLock { ring -> MailboxNext? in
+                    guard let (slot, index) = ring.value.pop() else { return nil }
+                    ringCount.store(ring.value.count, ordering: .relaxed)
+                    remaining = ring.value.count + own.count
+                    return take(slot, at: index, from: &ring.value, inputs)
+                }
+                if let popped { return popped }
             }
             if let (slot, index) = own.pop() {  // the ring emptied since the hint was read
                 remaining = own.count
                 return take(slot, at: index, from: &own, ownInputs)
             }
-            if endingDrain {
-                ring.value.scheduled = false
-                ring.value.handling = false
-                actor.executor.release()
-            }
             remaining = 0
-            return .empty
+            guard endingDrain else { return .empty }
+            // Both queues empty: give the actor back, then look again (a signal queued as the
+            // drain ended either sees it ended and drains, or is seen here).
+            actor.executor.release()
+            state.bitwiseAnd(~Self.running, ordering: .sequentiallyConsistent)
+            guard ringCount.load(ordering: .sequentiallyConsistent) > 0, takeDrain() else { return .empty }
         }
     }
 
@@ -220,31 +249,54 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     /// the drain.
     func close() {
         own.closed = true
-        ring.withLock { $0.value.closed = true }
+        ring.withLock { _ in _ = state.bitwiseOr(Self.closed, ordering: .sequentiallyConsistent) }
     }
 
     @usableFromInline
     func completePromise(id: StepStateMachine.PromiseID, request: StepRequest) {
         guard gate.admitsPromise(id: id) else { return }
+        // A `.more` inside the stepper call, on the draining thread, with nothing of this
+        // thread's queued before it: the drain would take it first once the stepper returns.
+        // It is kept in `pendingMore` instead of queued, and the drain takes it from there.
+        // `stepping`, `own` and `pendingMore` are the draining thread's: read only once that is
+        // this thread.
+        if request == .more, actor.executor.isHeldByCurrentThread, stepping, own.count == 0,
+            pendingMore == StepStateMachine.noPromiseID
+        {
+            pendingMore = id
+            return
+        }
         post { ring, _ in _ = ring.push(MailboxRing.Slot(kind: .promise, promiseID: id, request: request)) }
     }
 
+    /// For the drain, when the stepper returned: the id of a `.more` kept in `pendingMore`
+    /// (``StepStateMachine/noPromiseID`` if none), which it handles before anything queued.
+    func takePendingMore() -> StepStateMachine.PromiseID {
+        defer { pendingMore = StepStateMachine.noPromiseID }
+        return pendingMore
+    }
+
+    /// Whether any signal is queued, in either queue; for the drain.
+    var hasQueuedSignals: Bool { own.count > 0 || ringCount.load(ordering: .relaxed) > 0 }
+
     var description: String {
-        ring.withLock { ring in
-            let r = ring.value
-            return
-                "\(r.count) queued, \(r.handling ? "handling one" : "idle"), drain \(r.scheduled ? "running" : "not running")\(r.closed ? ", closed" : "")"
-        }
+        let state = state.load(ordering: .sequentiallyConsistent)
+        let queued = ring.withLock { $0.value.count }
+        return
+            "\(queued) queued, drain \(state & Self.running != 0 ? "running" : "not running")\(state & Self.closed != 0 ? ", closed" : "")"
     }
 
     func waitUntilIdle() {
-        while !ring.withLock({ $0.value.count == 0 && !$0.value.handling }) {
+        while state.load(ordering: .sequentiallyConsistent) & Self.running != 0
+            || ringCount.load(ordering: .sequentiallyConsistent) != 0
+        {
             usleep(20)
         }
     }
 }
 
-/// Where a signal goes (``StepMailbox``'s `enter`; not nested in the generic class, whose nested types are generic: their metadata was looked up on every post).
+/// Where a signal goes (``StepMailbox``'s `enter`). Not nested in the generic class: its nested
+/// types are generic, and their metadata was looked up on every post.
 enum MailboxEntry {
     /// Dropped: the mailbox is closed.
     case closed
@@ -254,4 +306,7 @@ enum MailboxEntry {
     case own
     /// This thread took the drain (no drain was running, so both queues are empty).
     case drain
+    /// Pushed to the ring, and then this thread took the drain (the one that was running ended
+    /// before it saw the signal).
+    case queuedAndDrain
 }
