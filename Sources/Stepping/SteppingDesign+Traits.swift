@@ -52,12 +52,19 @@ extension SteppingDesign {
         public var instructionTolerance: Double?
         /// Whether this is the reference design every report compares to (one design only).
         public var isReference: Bool
+        /// Whether an event driven from one thread may be handled on another (a task, a queue
+        /// the design wakes): then how often threads park and wake, and so the design's
+        /// instruction and allocation counts, follow the schedule, and the gate shows them
+        /// without holding them exact. Nil: what ``delivery`` implies (an asynchronous design
+        /// hands events off; a synchronous one does not).
+        public var countsFollowTheSchedule: Bool { countsFollowSchedule ?? (delivery == .onOwnExecutor) }
+        private var countsFollowSchedule: Bool?
 
         /// Describes a design; the defaults describe a well-behaved synchronous one.
         public init(
             delivery: Delivery = .synchronous, allocatesPerElement: Bool = false, allocatesPerTransition: Bool = false,
             knownIssues: [KnownIssue] = [],
-            instructionTolerance: Double? = nil, isReference: Bool = false
+            instructionTolerance: Double? = nil, isReference: Bool = false, countsFollowTheSchedule: Bool? = nil
         ) {
             self.delivery = delivery
             self.allocatesPerElement = allocatesPerElement || allocatesPerTransition
@@ -65,6 +72,7 @@ extension SteppingDesign {
             self.knownIssues = knownIssues
             self.instructionTolerance = instructionTolerance
             self.isReference = isReference
+            self.countsFollowSchedule = countsFollowTheSchedule
         }
 
         /// The known issue of `rule`, if the design declares one.

@@ -129,9 +129,9 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
 
     /// How far apart two counts of allocations per element may lie and still be the same count
     /// (the CI gate, package-benchmark's thresholds and the malloc agreement all read it), or
-    /// nil when thread timing decides the count, which is then compared like a timing: an
-    /// asynchronous design (the actors) allocates with what its mailbox holds and when its task
-    /// parks, and pace's timers are Dispatch's. Otherwise the code fixes the count: to the
+    /// nil when thread timing decides the count, which is then compared like a timing: a design
+    /// whose counts follow the schedule (`actor-stream`) allocates with what its mailbox holds
+    /// and when its task parks, and pace's timers are Dispatch's. Otherwise the code fixes the count: to the
     /// allocation in a single-thread scenario (0.01 per element: the runtime's own background
     /// threads), and to the allocation per round in cancel-race, whose racing threads add a few
     /// allocations per run (Dispatch's own, never one per round): 0.5 per round lets those
@@ -141,7 +141,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// fulfiller's promise lands before or after the stepper has returned, as the wake-up
     /// falls, and each order allocates its own closures. The one declaration.
     public func allocationTolerance(for subject: Subject) -> Double? {
-        guard subject.design?.deliversSynchronously ?? true else { return nil }
+        guard subject.design?.traits.countsFollowTheSchedule != true else { return nil }
         if subject.design?.traits.allocatesPerTransition == true && racesTransitions { return nil }
         switch self {
         case .paceJitter, .floorPace: return nil

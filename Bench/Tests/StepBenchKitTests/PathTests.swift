@@ -225,6 +225,11 @@ struct PathTests {
         #expect(stale?.exact == stale?.subjects)  // no actor hand-off: exact for every design
         let deferred = paths.first { $0.name == "deferred-more" }
         #expect(deferred?.subjects.contains("floor") == true)
-        #expect(deferred?.exact.contains("actor") == false && deferred?.exact.contains("atomic") == true)
+        #expect(deferred?.exact.contains("atomic") == true)
+        // Exact for a design whose counts do not follow the schedule, whatever its delivery.
+        for design in SteppingDesign.allCases {
+            #expect(deferred?.exact.contains(design.rawValue) == !design.traits.countsFollowTheSchedule)
+        }
+        #expect(SteppingDesign.allCases.contains { $0.traits.countsFollowTheSchedule })
     }
 }

@@ -87,10 +87,10 @@ extension Comparison {
     }
 
     /// Whether `row`'s contention counts are fixed by the code: one thread runs a design that
-    /// calls its stepper synchronously (or a floor), so nothing can contend.
+    /// handles every event on the thread that drives it (or a floor), so nothing can contend.
     static func contentionIsExact(_ row: ResultsFile.Row) -> Bool {
         row.scenario.isSingleThreaded(threads: row.threads)
-            && (row.design.design?.deliversSynchronously ?? true)
+            && row.design.design?.traits.countsFollowTheSchedule != true
     }
 
     /// Two exact contention counts per element further apart than this differ (one event more

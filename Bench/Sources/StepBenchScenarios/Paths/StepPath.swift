@@ -56,14 +56,15 @@ public enum StepPath: String, CaseIterable, Sendable, Codable {
     }
 
     /// Whether this path's counts for `subject` are fixed by the code, so that two profiles of
-    /// one build agree and `compare` gates them. They are for every synchronous design and the
-    /// two floors. For an asynchronous design (the actors) an event hands work to the actor's
-    /// thread and parks the driver until it is done: how often threads park and wake, and how
-    /// long the runtime spins first, follow the schedule, and so do the counts of one build.
-    /// Only `stale-promise`, which wakes no thread, is exact there; the actors' `sync-step`
-    /// profile (a drain that never parks) is gated too.
+    /// one build agree and `compare` gates them. They are for the two floors and every design
+    /// whose counts do not follow the schedule (``SteppingDesign/Traits/countsFollowTheSchedule``).
+    /// A design that hands an event to another thread (`actor-stream`'s task) parks the driver
+    /// until it is done: how often threads park and wake, and how long the runtime spins first,
+    /// follow the schedule, and so do the counts of one build. Only `stale-promise`, which
+    /// wakes no thread, is exact there; its `sync-step` profile (a drain that never parks) is
+    /// gated too.
     public func countsAreExact(for subject: Subject) -> Bool {
-        guard let design = subject.design, !design.deliversSynchronously else { return true }
+        guard let design = subject.design, design.traits.countsFollowTheSchedule else { return true }
         return self == .stalePromise
     }
 
