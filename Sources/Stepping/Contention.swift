@@ -89,8 +89,8 @@ enum ContentionEvent: Int, CaseIterable, Sendable {
     /// A lock was not free at the first try and the thread had to wait for it (`locked`,
     /// `mutex`, the `actor` mailbox's ring).
     case lockSlowPath
-    /// A drain of the `actor` mailbox was scheduled: its queue was woken because the drain had
-    /// gone idle.
+    /// A drain of the `actor` mailbox was scheduled on a queue it woke. None since the drain runs
+    /// on the signalling thread (always 0); kept so that results files keep their columns.
     case drainWakeup
     /// A job was enqueued on an actor's executor (for `actor-stream`: each time its task is
     /// resumed after waiting for the stream).

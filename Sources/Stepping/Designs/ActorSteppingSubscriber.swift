@@ -78,7 +78,9 @@ extension SteppingDesign {
     /// An actor owns the state machine; signals reach it through one ordered mailbox (a ring of
     /// recycled slots, drained until it is empty by the thread whose signal found it idle: the
     /// actor's executor) and demand goes upstream from the actor (`receive(_:)` returns `.none`).
-    /// No allocation per element, no hop, no pool thread.
+    /// The stepper runs on the thread that signalled: upstream's for an input, the fulfilling
+    /// thread's for a `.more` from outside a stepper call. No allocation per element, no hop, no
+    /// pool thread: a stepper that blocks holds only the thread that called it.
     @inlinable public static var actor: SteppingDesign { SteppingDesign(id: .actor) }
 
     /// Its counts do not follow the schedule: the drain runs on the thread that signals an idle

@@ -174,8 +174,11 @@ actor StreamStepActor<Input, Failure: Error> {
 }
 
 extension SteppingDesign {
-    /// The straightforward actor: as ``actor``, but its mailbox is an `AsyncStream`. Shows what
-    /// the obvious actor costs (allocations and task machinery per signal). Its instruction count
+    /// The straightforward actor: as ``actor``, but its mailbox is an `AsyncStream` drained by one
+    /// task on a serial `DispatchQueue`. Shows what the obvious actor costs (allocations and task
+    /// machinery per signal). Its stepper runs on libdispatch's workers: a stepper that blocks
+    /// holds one, and hundreds that block at once can stall some of its subscriptions (a
+    /// declared, intermittent known issue of rule R4). Its instruction count
     /// follows where the binary's code lies (the concurrency runtime's caches hash addresses):
     /// deterministic for one binary, it moves by a few percent between builds that differ
     /// elsewhere, so its gate allows 5% (a change of its own mailbox or task machinery costs
