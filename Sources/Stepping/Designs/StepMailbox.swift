@@ -91,6 +91,14 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
         case .closed, .queued: return
         case .own: pushOwn { Self.push(input, to: &$0, $1) }
         case .drain:
+            // Straight to the stepper only if this thread has nothing still queued in the ring
+            // (a signal it posted while another thread drained, not yet handled): it must not
+            // overtake it. A thread always sees its own push's count.
+            guard ringCount.load(ordering: .relaxed) == 0 else {
+                pushOwn { Self.push(input, to: &$0, $1) }
+                drainOnActor(actor, self, false)
+                return
+            }
             current.initialize(to: input)
             drainOnActor(actor, self, true)
         case .queuedAndDrain: drainOnActor(actor, self, false)
@@ -201,21 +209,22 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     func next(endingDrain: Bool, remaining: inout Int) -> MailboxNext {
         while true {
             if ringCount.load(ordering: .relaxed) == 0, let (slot, index) = own.pop() {
-                remaining = own.count
+                remaining = own.count + ringCount.load(ordering: .relaxed)
                 return take(slot, at: index, from: &own, ownInputs)
             }
             if ringCount.load(ordering: .relaxed) > 0 {
                 countIfRingBusy()
                 let popped = ring.withLock { ring -> MailboxNext? in
                     guard let (slot, index) = ring.value.pop() else { return nil }
-                    ringCount.store(ring.value.count, ordering: .relaxed)
+                    // Releasing: a `waitUntilIdle` that reads the lower count sees this drain running.
+                    ringCount.store(ring.value.count, ordering: .releasing)
                     remaining = ring.value.count + own.count
                     return take(slot, at: index, from: &ring.value, inputs)
                 }
                 if let popped { return popped }
             }
             if let (slot, index) = own.pop() {  // the ring emptied since the hint was read
-                remaining = own.count
+                remaining = own.count + ringCount.load(ordering: .relaxed)
                 return take(slot, at: index, from: &own, ownInputs)
             }
             remaining = 0
@@ -286,9 +295,14 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
             "\(queued) queued, drain \(state & Self.running != 0 ? "running" : "not running")\(state & Self.closed != 0 ? ", closed" : "")"
     }
 
+    /// Waits until nothing is queued and no drain runs. The ring's count first: a signal queued
+    /// before this call keeps it above 0 until a drain pops it, and a drain pops only while its
+    /// bit is up, so reading 0 and then no drain means that signal was handled. (Read the
+    /// other way round, a drain could end, take the mailbox again for a signal queued as it
+    /// ended, and pop it between the two reads.)
     func waitUntilIdle() {
-        while state.load(ordering: .sequentiallyConsistent) & Self.running != 0
-            || ringCount.load(ordering: .sequentiallyConsistent) != 0
+        while ringCount.load(ordering: .sequentiallyConsistent) != 0
+            || state.load(ordering: .sequentiallyConsistent) & Self.running != 0
         {
             usleep(20)
         }
@@ -304,7 +318,8 @@ enum MailboxEntry {
     case queued
     /// To ``own``: this thread is draining (a re-entrant signal).
     case own
-    /// This thread took the drain (no drain was running, so both queues are empty).
+    /// This thread took the drain (no drain was running, so its own queue is empty; the ring may
+    /// still hold a signal this thread queued while another thread drained).
     case drain
     /// Pushed to the ring, and then this thread took the drain (the one that was running ended
     /// before it saw the signal).
