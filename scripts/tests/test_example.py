@@ -100,3 +100,12 @@ def test_it_checks_the_design_torture_cases_in_its_own_children():
     cells = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in done.stdout.splitlines()[2:]
              if line.startswith("|")}
     assert cells == {"D1": "ok", "S1": "ok", "R3": "ok"}
+
+
+def test_its_usage_names_its_own_executable():
+    # The whole tool under another name: its help must say how to call it, not `stepbench`.
+    done = subprocess.run([example(), "run", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "USAGE: semaphore-bench run" in done.stdout, done.stdout[:600]
+    done = subprocess.run([example(), "run", "--design", "nope"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "semaphore-bench run" in done.stderr, done.stderr[-2000:]

@@ -5,21 +5,33 @@ import Stepping
 
 /// `stepbench`: measures the stepping designs. Tables go to stdout; progress and errors to stderr.
 public struct StepBench: ParsableCommand {
-    public static let configuration = CommandConfiguration(
-        commandName: "stepbench",
-        abstract: "Measure the stepping-subscriber designs: throughput, latency, allocations.",
-        discussion: """
-            Exit status: 0 success; 1 bad input or a failure (unknown names, bad counts, unreadable \
-            or wrong-schema files, unwritable outputs, a tool that could not run); 2 `compare` found \
-            a regression, or `conform` a design that breaks a rule it does not declare; 3 `run` measured a scenario that failed its own verification (the results \
-            file marks it, and is written); 4 `run`: a design crashed or hung its measuring process \
-            (the results file marks the row, crashed or hung, and holds every other).
-            """,
-        subcommands: [
-            Run.self, List.self, Compare.self, Paired.self, Noise.self, Merge.self, Profile.self, Export.self,
-            Machine.self, Calibrate.self, Series.self, Conform.self,
-            Child.self, TortureChild.self,
-        ])
+    /// Named after the executable that runs it: `stepbench`, or an outside package's own
+    /// executable (``main(designs:)``), whose usage and errors must say how to call it.
+    public static var configuration: CommandConfiguration { configurationNamed(executableName) }
+
+    /// This process's executable's file name (`stepbench` if it cannot be told).
+    static let executableName: String = {
+        let name = URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent
+        return name.isEmpty ? "stepbench" : name
+    }()
+
+    static func configurationNamed(_ name: String) -> CommandConfiguration {
+        CommandConfiguration(
+            commandName: name,
+            abstract: "Measure the stepping-subscriber designs: throughput, latency, allocations.",
+            discussion: """
+                Exit status: 0 success; 1 bad input or a failure (unknown names, bad counts, unreadable \
+                or wrong-schema files, unwritable outputs, a tool that could not run); 2 `compare` found \
+                a regression, or `conform` a design that breaks a rule it does not declare; 3 `run` measured a scenario that failed its own verification (the results \
+                file marks it, and is written); 4 `run`: a design crashed or hung its measuring process \
+                (the results file marks the row, crashed or hung, and holds every other).
+                """,
+            subcommands: [
+                Run.self, List.self, Compare.self, Paired.self, Noise.self, Merge.self, Profile.self, Export.self,
+                Machine.self, Calibrate.self, Series.self, Conform.self,
+                Child.self, TortureChild.self,
+            ])
+    }
 
     public init() {}
 
