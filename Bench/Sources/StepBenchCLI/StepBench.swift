@@ -7,17 +7,9 @@ import Stepping
 public struct StepBench: ParsableCommand {
     /// Named after the executable that runs it: `stepbench`, or an outside package's own
     /// executable (``main(designs:)``), whose usage and errors must say how to call it.
-    public static var configuration: CommandConfiguration { configurationNamed(executableName) }
-
-    /// This process's executable's file name (`stepbench` if it cannot be told).
-    static let executableName: String = {
-        let name = URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent
-        return name.isEmpty ? "stepbench" : name
-    }()
-
-    static func configurationNamed(_ name: String) -> CommandConfiguration {
+    public static var configuration: CommandConfiguration {
         CommandConfiguration(
-            commandName: name,
+            commandName: executableName,
             abstract: "Measure the stepping-subscriber designs: throughput, latency, allocations.",
             discussion: """
                 Exit status: 0 success; 1 bad input or a failure (unknown names, bad counts, unreadable \
@@ -32,6 +24,12 @@ public struct StepBench: ParsableCommand {
                 Child.self, TortureChild.self,
             ])
     }
+
+    /// This process's executable's file name (`stepbench` if it cannot be told).
+    static let executableName: String = {
+        let name = URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent
+        return name.isEmpty ? "stepbench" : name
+    }()
 
     public init() {}
 

@@ -85,32 +85,20 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     /// Queues an input (one the actor asked for: ``ActorGate/takeInput()`` let it in). One that
     /// takes the drain is not queued: it goes straight to `current`, and the drain begins with it.
     func post(input: Input) {
-        // Closure literals, not one closure kept in a constant: that one captured the input in
-        // a box (an allocation per element).
-        switch enter({ Self.push(input, to: &$0, $1) }) {
-        case .closed, .queued: return
-        case .own: pushOwn { Self.push(input, to: &$0, $1) }
-        case .drain:
-            // Straight to the stepper only if this thread has nothing still queued in the ring
-            // (a signal it posted while another thread drained, not yet handled): it must not
-            // overtake it. A thread always sees its own push's count.
-            guard ringCount.load(ordering: .relaxed) == 0 else {
-                pushOwn { Self.push(input, to: &$0, $1) }
-                drainOnActor(actor, self, false)
-                return
-            }
+        // Straight to the stepper only if this thread has nothing still queued in the ring (a
+        // signal it posted while another thread drained, not yet handled): it must not overtake
+        // it. A thread always sees its own push's count.
+        if !actor.executor.isHeldByCurrentThread, ringCount.load(ordering: .relaxed) == 0, takeDrain() {
             current.initialize(to: input)
             drainOnActor(actor, self, true)
-        case .queuedAndDrain: drainOnActor(actor, self, false)
+            return
         }
+        // A closure literal, not one kept in a constant: that one captured the input in a box
+        // (an allocation per element).
+        post { queue, values in (values + queue.push(MailboxRing.Slot(kind: .input))).initialize(to: input) }
     }
 
-    @inline(__always)
-    private static func push(_ input: Input, to queue: inout MailboxRing, _ values: UnsafeMutablePointer<Input>) {
-        (values + queue.push(MailboxRing.Slot(kind: .input))).initialize(to: input)
-    }
-
-    /// Queues any other signal, and drains if it took the drain.
+    /// Queues a signal, and drains if it took the drain.
     @discardableResult
     private func post(_ push: (inout MailboxRing, UnsafeMutablePointer<Input>) -> Void) -> Bool {
         switch enter(push) {
@@ -208,10 +196,6 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     /// ends is not left behind); without it (the signals of a stepper call) the drain goes on.
     func next(endingDrain: Bool, remaining: inout Int) -> MailboxNext {
         while true {
-            if ringCount.load(ordering: .relaxed) == 0, let (slot, index) = own.pop() {
-                remaining = own.count + ringCount.load(ordering: .relaxed)
-                return take(slot, at: index, from: &own, ownInputs)
-            }
             if ringCount.load(ordering: .relaxed) > 0 {
                 countIfRingBusy()
                 let popped = ring.withLock { ring -> MailboxNext? in
@@ -223,7 +207,7 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
                 }
                 if let popped { return popped }
             }
-            if let (slot, index) = own.pop() {  // the ring emptied since the hint was read
+            if let (slot, index) = own.pop() {  // the ring is empty, or emptied since the count was read
                 remaining = own.count + ringCount.load(ordering: .relaxed)
                 return take(slot, at: index, from: &own, ownInputs)
             }

@@ -3,7 +3,7 @@ import Dispatch
 import Stepping
 
 // A design none of the six is, written as a library author outside the `Stepping` module would
-// write it: public API only (no @testable, no SPI). A `DispatchSemaphore` guards
+// write it: public API only (no testable import, no SPI). A `DispatchSemaphore` guards
 // `StepStateMachine`; every action is performed after the semaphore is signalled. (The DocC
 // article "Writing a design" walks through this file.)
 
