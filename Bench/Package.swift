@@ -89,7 +89,10 @@ let targets: [Target] = [
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]
     ),
-    .executableTarget(name: "stepbench", dependencies: ["StepBenchCLI"]),
+    // stepbench: the tool with the peers (what users would pick instead, ../Peers) beside the
+    // built-in designs, brought in as any outside design is.
+    .executableTarget(
+        name: "stepbench", dependencies: ["StepBenchCLI", .product(name: "StepPeers", package: "StepPeers")]),
     .testTarget(
         name: "StepBenchKitTests",
         dependencies: [
@@ -114,6 +117,7 @@ let package = Package(
     products: products,
     dependencies: [
         .package(name: "Stepping", path: ".."),
+        .package(name: "StepPeers", path: "../Peers"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),

@@ -38,7 +38,43 @@ public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable
         precondition(
             Self.allCases.allSatisfy { $0.name != name },
             "SteppingDesign: '\(name)' is a built-in design's name; give yours another")
-        id = .outside(OutsideDesigns.shared.add(Description(name: name, traits: traits), factory))
+        id = .outside(OutsideDesigns.shared.add(Description(name: name, traits: traits), factory, strategy: nil))
+    }
+
+    /// Describes a design that subscribes itself (``SteppingStrategy``): given a publisher and a
+    /// stepper, it subscribes whatever it needs and returns what cancels it. `step` and `pace`
+    /// call the strategy directly; where a subscriber is needed (``makeSubscriber(stepper:)``,
+    /// the conformance kit, the bench's scenarios and paths) the design's subscriber is a relay
+    /// that is the publisher the strategy subscribes to (its cost is one forwarding call and four
+    /// short locks per element). Names are unique, as for ``init(name:traits:factory:)``.
+    public init(name: String, traits: Traits = Traits(), strategy: some SteppingStrategy) {
+        precondition(
+            Self.allCases.allSatisfy { $0.name != name },
+            "SteppingDesign: '\(name)' is a built-in design's name; give yours another")
+        let factory = StrategySubscriberFactory(
+            strategy: strategy, deliversAsynchronously: traits.delivery == .onOwnExecutor)
+        id = .outside(OutsideDesigns.shared.add(Description(name: name, traits: traits), factory, strategy: strategy))
+    }
+
+    /// Whether the design subscribes itself (``init(name:traits:strategy:)``): its subscribers
+    /// (``makeSubscriber(stepper:)``) are relays in front of its strategy.
+    public var subscribesItself: Bool {
+        if case .outside(let index) = id { OutsideDesigns.shared.strategy(index) != nil } else { false }
+    }
+
+    /// Subscribes `stepper` to `upstream` with this design: a subscriber design's subscriber, or a
+    /// strategy design's strategy, called directly. Cancelling the result cancels upstream.
+    @inlinable
+    public func step<Upstream: Publisher>(
+        _ upstream: Upstream,
+        with stepper: @escaping @Sendable (StepEvent<Upstream.Output, Upstream.Failure>) -> Void
+    ) -> AnyCancellable {
+        if case .outside(let index) = id, let strategy = OutsideDesigns.shared.strategy(index) {
+            return strategy.step(upstream, stepper: stepper)
+        }
+        let subscriber: any SteppingSubscriber<Upstream.Output, Upstream.Failure> = makeSubscriber(stepper: stepper)
+        upstream.subscribe(subscriber)
+        return AnyCancellable(subscriber)
     }
 
     /// Designs are equal when they are the same design (names are unique).
@@ -150,15 +186,18 @@ public protocol SteppingSubscriberFactory: Sendable {
 final class OutsideDesigns: @unchecked Sendable {  // `entries` behind `lock`; entries never change
     @usableFromInline static let shared = OutsideDesigns()
     private let lock = NSLock()
-    private var entries: [(SteppingDesign.Description, any SteppingSubscriberFactory)] = []
+    private var entries: [(SteppingDesign.Description, any SteppingSubscriberFactory, (any SteppingStrategy)?)] = []
 
-    func add(_ description: SteppingDesign.Description, _ factory: any SteppingSubscriberFactory) -> Int {
+    func add(
+        _ description: SteppingDesign.Description, _ factory: any SteppingSubscriberFactory,
+        strategy: (any SteppingStrategy)?
+    ) -> Int {
         lock.withLock {
             precondition(
                 !entries.contains { $0.0.name == description.name },
                 "SteppingDesign: a design named '\(description.name)' was described already; describe each design once (a static let)"
             )
-            entries.append((description, factory))
+            entries.append((description, factory, strategy))
             return entries.count - 1
         }
     }
@@ -167,4 +206,5 @@ final class OutsideDesigns: @unchecked Sendable {  // `entries` behind `lock`; e
     var count: Int { lock.withLock { entries.count } }
     func index(named name: String) -> Int? { lock.withLock { entries.firstIndex { $0.0.name == name } } }
     @usableFromInline func factory(_ index: Int) -> any SteppingSubscriberFactory { lock.withLock { entries[index].1 } }
+    @usableFromInline func strategy(_ index: Int) -> (any SteppingStrategy)? { lock.withLock { entries[index].2 } }
 }

@@ -11,10 +11,10 @@ extension StepBench {
                 Each cell: ok (every check passed), known (the design declares the rule broken and a \
                 check shows it), FAIL (a check failed), STALE (a declared known issue no check shows). \
                 The failures follow the table. Exit 0 when every design conforms (keeps each rule or \
-                breaks it as declared); 2 when one does not. The scripted checks run in this process (a \
-                check that stalls is abandoned after --stall-limit seconds); each torture case runs \
-                in a child process of this executable, so that a design that crashes one costs that \
-                case (its signal is the failure), not the run.
+                breaks it as declared); 2 when one does not. Each rule runs on each design in a child \
+                process of this executable (and each torture case in a child of that), so that a design \
+                that crashes a check costs that cell (the crash, naming the check, is the failure), not \
+                the run; a check that stalls is abandoned after --stall-limit seconds.
                 """)
 
         @Option(
@@ -43,18 +43,32 @@ extension StepBench {
         }
 
         func run() throws {
-            let configuration = Conformance.Configuration(
-                stallLimit: stallLimit,
-                runTorture: TortureCase.runner(executable: Self.executable, arguments: ["torture"]))
             var results: [[RuleResult]] = []
             for r in rule {
                 printError("conform: \(r) (\(r.summary))\n")
-                results.append(design.map { Conformance.run(r, on: $0, configuration: configuration) })
+                results.append(
+                    design.map {
+                        Conformance.runInChild(
+                            r, on: $0, executable: Self.executable, arguments: ["conform-rule"],
+                            tortureArguments: ["torture"], stallLimit: stallLimit)
+                    })
             }
             print(ConformanceTable(designs: design.map(\.name), results: results).render(format))
             if results.joined().contains(where: { !$0.conforms }) { throw ExitCode.regression }
         }
     }
+}
+
+/// One rule on one design for `conform`, in a child process: `conform-rule RULE DESIGN STALL-LIMIT
+/// TORTURE-ARGUMENTS…` (hidden; ``Conformance/ruleChildMain(_:executable:)``).
+struct ConformRuleChild: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conform-rule", abstract: "A rule's checks in a child process of stepbench conform.",
+        shouldDisplay: false)
+
+    @Argument var arguments: [String] = []
+
+    func run() throws { Conformance.ruleChildMain(arguments, executable: StepBench.Conform.executable) }
 }
 
 /// A torture case of `conform` in a child process: `torture CASE DESIGN SECONDS` (hidden).

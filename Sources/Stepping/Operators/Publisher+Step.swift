@@ -15,8 +15,6 @@ extension Publisher {
         design: SteppingDesign = .default,
         with stepper: @escaping @Sendable (StepEvent<Output, Failure>) -> Void
     ) -> AnyCancellable {
-        let subscriber: any SteppingSubscriber<Output, Failure> = design.makeSubscriber(stepper: stepper)
-        subscribe(subscriber)
-        return AnyCancellable(subscriber)
+        design.step(self, with: stepper)
     }
 }

@@ -20,6 +20,7 @@ enum DemandChecks {
         for value in 0..<20 {
             expect(s.totalDemand - value == 1, "before input \(value)")
             s.send(value)
+            expect(s.totalDemand - value == 1, "a request ahead while input \(value)'s promise is unfulfilled")
             switch value % 4 {
             case 0: s.probe.fulfil(value, .more)
             case 1: s.probe.fulfil(value, .more); s.probe.fulfil(value, .more)  // duplicate

@@ -77,7 +77,10 @@ enum RealUpstreamChecks {
         // Fulfil each promise from another queue, one at a time.
         let queue = DispatchQueue(label: "fulfiller")
         for i in 0..<100 {
-            expect(eventually { c.lock.withLock { c.promises.count } == i + 1 }, "input \(i) never arrived")
+            guard eventually({ c.lock.withLock { c.promises.count } == i + 1 }) else {
+                expect(false, "input \(i) never arrived (\(c.lock.withLock { c.promises.count }) inputs in all)")
+                break
+            }
             let promise = c.lock.withLock { c.promises[i] }
             queue.sync { promise(.more) }
         }

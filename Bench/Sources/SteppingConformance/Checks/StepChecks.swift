@@ -70,23 +70,28 @@ enum StepChecks {
         s.probe.fulfil(0, .more)
         s.settle()  // upstream sends once the request has reached it (an actor requests on its own)
         s.send(1)
+        // What the stale promises do is compared with what was asked before them, so that a
+        // design that asks ahead (D2) is not taken for one whose stale promises act.
+        let beforeStale = s.upstream.calls
         s.probe.fulfil(0, .more)  // stale: earlier input
         s.probe.fulfil(0, .cancel)  // stale
         s.settle()
-        expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
+        expect(s.upstream.calls == beforeStale, "a stale promise of an earlier input acted")
         s.complete()
+        let beforeCompleted = s.upstream.calls
         s.probe.fulfil(1, .more)  // after completion
         s.probe.fulfil(1, .cancel)
         s.settle()
-        expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
+        expect(s.upstream.calls == beforeCompleted, "a promise acted after the completion")
 
         let c = Scripted(design)
         c.send(0)
         c.cancel()
+        let beforeCancelled = c.upstream.calls
         c.probe.fulfil(0, .more)  // after cancel
         c.probe.fulfil(0, .cancel)
         c.settle()
-        expect(c.upstream.calls == [.request(.max(1)), .cancel])
+        expect(c.upstream.calls == beforeCancelled, "a promise acted after cancel()")
     }
 
     /// S4: promise(.cancel) cancels upstream once; the stepper gets nothing more

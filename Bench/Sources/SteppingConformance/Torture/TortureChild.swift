@@ -64,7 +64,12 @@ extension TortureCase {
                 let how =
                     reason == .uncaughtSignal
                     ? "crashed with signal \(status)" : status == 3 ? "stalled (watchdog)" : "exit \(status)"
-                violations.append("\(design) \(torture.rawValue): \(how)\n\(output.suffix(1_500))")
+                // A crash's cause (the runtime's one-line message) before its backtrace's end.
+                let cause = output.split(separator: "\n").first {
+                    $0.contains("Fatal error") || $0.contains(" failed: ")
+                }
+                violations.append(
+                    "\(design) \(torture.rawValue): \(how)\(cause.map { ": \($0)" } ?? "")\n\(output.suffix(1_500))")
             }
             if output.contains("WARNING: ThreadSanitizer") {
                 violations.append("\(design) \(torture.rawValue): ThreadSanitizer\n\(output.suffix(3_000))")

@@ -69,12 +69,15 @@ package final class CheckingStepper: @unchecked Sendable {  // state behind `loc
     }
 
     /// Fulfils promise `index` with `request`, noting a `.more` of the latest promise for S1.
+    /// A promise the stepper never got is not there to fulfil (the case's checks show the
+    /// missing input).
     package func fulfil(_ index: Int, _ request: StepRequest) {
-        let promise = state.mutate { s -> StepPromise in
+        let promise = state.mutate { s -> StepPromise? in
+            guard index < s.promises.count else { return nil }
             if request == .more && index == s.promises.count - 1 { s.latestFulfilled = true }
             return s.promises[index]
         }
-        promise(request)
+        promise?(request)
     }
 
     package func violate(_ message: String) { state.mutate { $0.violations.append(message) } }

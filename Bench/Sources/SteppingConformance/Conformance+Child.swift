@@ -1,0 +1,104 @@
+import Foundation
+import StepBenchScenarios
+import Stepping
+
+/// A rule's checks in a child process: one rule on one design per process, so that a design that
+/// crashes a check (a precondition of the design's own, a trap on what a misbehaving upstream
+/// sends) costs that rule's cell, naming the check and quoting the crash, not the run. Any
+/// executable that knows the designs answers with ``ruleChildMain(_:)``; ``runInChild(_:on:executable:arguments:stallLimit:)``
+/// starts it. The torture cases the rule has run in children of that child, through the same
+/// executable (`TORTURE-ARGUMENTS` before the case's own).
+///
+/// The child's arguments are `RULE DESIGN STALL-LIMIT TORTURE-ARGUMENTS…`; it writes a line
+/// `check NAME` to stderr before each check, and one line `failure\tCHECK\tFILE-ID\tLINE\tMESSAGE`
+/// to stdout per failure (tabs and newlines in the message as spaces); it exits 0 when it ran the
+/// checks (whatever they found), 2 on bad arguments.
+extension Conformance {
+    /// The child's side: runs the rule `arguments` name and exits as above.
+    public static func ruleChildMain(_ arguments: [String], executable: URL) -> Never {
+        ChildGuard.dieWithParent()
+        guard arguments.count >= 3, let rule = SteppingRule(rawValue: arguments[0]),
+            let design = SteppingDesign(rawValue: arguments[1]), let limit = Double(arguments[2]), limit > 0
+        else {
+            FileHandle.standardError.write(
+                Data(
+                    "conformance child: expected RULE DESIGN STALL-LIMIT [TORTURE-ARGUMENTS…], got \(arguments)\n".utf8)
+            )
+            exit(2)
+        }
+        let configuration = Configuration(
+            stallLimit: limit,
+            runTorture: TortureCase.runner(executable: executable, arguments: Array(arguments.dropFirst(3))))
+        let known = design.traits.knownIssue(rule)
+        for check in checks where check.rule == rule {
+            FileHandle.standardError.write(Data("check \(check.name)\n".utf8))
+            let checkLimit = known != nil && check.isTorture ? configuration.knownIssueStallLimit : limit
+            for failure in run(check, design: design, configuration: configuration, limit: checkLimit) {
+                let message = failure.message.map { $0 == "\t" || $0 == "\n" ? " " : $0 }
+                print("failure\t\(failure.check)\t\(failure.fileID)\t\(failure.line)\t\(String(message))")
+            }
+        }
+        exit(0)
+    }
+
+    /// Runs `rule`'s checks on `design` in a child process (`executable arguments RULE DESIGN
+    /// STALL-LIMIT`, whose ``ruleChildMain(_:executable:)`` answers; the child starts its torture cases as
+    /// `executable tortureArguments CASE DESIGN SECONDS`). A child that dies by a signal or exits
+    /// otherwise than 0 is a failure of the check it was running, quoting its last output.
+    public static func runInChild(
+        _ rule: SteppingRule, on design: SteppingDesign, executable: URL, arguments: [String],
+        tortureArguments: [String], stallLimit: Double = Configuration().stallLimit
+    ) -> RuleResult {
+        let ruleChecks = checks.filter { $0.rule == rule }.map(\.name)
+        func result(_ failures: [RuleResult.Failure]) -> RuleResult {
+            RuleResult(
+                rule: rule, design: design.name, checks: ruleChecks, failures: failures,
+                knownIssue: design.traits.knownIssue(rule))
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments + [rule.rawValue, design.rawValue, String(stallLimit)] + tortureArguments
+        process.environment = ProcessInfo.processInfo.environment.merging(ChildGuard.environment) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        do { try process.run() } catch {
+            return result([
+                .init(
+                    check: rule.rawValue, message: "\(executable.path) did not start (\(error))", fileID: #fileID,
+                    filePath: #filePath, line: #line)
+            ])
+        }
+        // Both pipes are drained at once, so that neither fills while the other is read.
+        let errText = Box("")
+        let readerDone = DispatchSemaphore(value: 0)
+        Thread {
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            errText.mutate { $0 = text }
+            readerDone.signal()
+        }.start()
+        let outText = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        readerDone.wait()
+        var failures: [RuleResult.Failure] = outText.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 5, fields[0] == "failure", let number = Int(fields[3]) else { return nil }
+            return .init(check: fields[1], message: fields[4], fileID: fields[2], filePath: fields[2], line: number)
+        }
+        if process.terminationReason != .exit || process.terminationStatus != 0 {
+            let lines = errText.value.split(separator: "\n").map(String.init)
+            let check = lines.last { $0.hasPrefix("check ") }.map { String($0.dropFirst(6)) } ?? rule.rawValue
+            let how =
+                process.terminationReason == .uncaughtSignal
+                ? "crashed the process (signal \(process.terminationStatus))"
+                : "ended its process with exit \(process.terminationStatus)"
+            let cause = lines.first { $0.contains("failed:") || $0.contains("Fatal error") || $0.contains("error:") }
+            failures.append(
+                .init(
+                    check: check, message: how + (cause.map { ": \($0)" } ?? ""), fileID: #fileID, filePath: #filePath,
+                    line: #line))
+        }
+        return result(failures)
+    }
+}

@@ -1,0 +1,135 @@
+import AsyncAlgorithms
+import Foundation
+@preconcurrency import OpenCombine
+import Stepping
+
+/// swift-async-algorithms' `MultiProducerSingleConsumerAsyncChannel` with
+/// `.watermark(low: 1, high: 1)`: a subscriber `send`s each input to the channel's source and
+/// asks upstream for the next one in `onProduceMore`; a consumer task iterates the channel and
+/// steps. The channel asks for more as soon as its buffer falls below the low watermark, which
+/// is when the consumer takes an input, so upstream is asked for the next input while the
+/// stepper still holds the promise: one ahead (rule D2). Upstream's failure finishes the
+/// channel with it. Bridge: the subscriber, one task per subscription, the continuation per
+/// input (``stepAndWait(_:_:)``).
+struct WatermarkChannelPeer: SteppingStrategy {
+    static let traits = SteppingDesign.Traits(
+        delivery: .onOwnExecutor, allocatesPerElement: true, allocatesPerTransition: true,
+        knownIssues: LoopIssues.completionWaits + LoopIssues.cancelWaits + LoopIssues.trustsUpstream + [
+            .init(LoopIssues.poolWidth.rule, LoopIssues.poolWidth.reason, isIntermittent: true),
+            .init(
+                .s5, "a million inputs through two tasks take about 5 s here: over a short --stall-limit",
+                isIntermittent: true),
+            .init(.d2, "the channel asks for the next input as soon as the consumer takes one (low watermark 1)"),
+        ])
+
+    func step<Upstream: Publisher>(
+        _ upstream: Upstream,
+        stepper: @escaping @Sendable (StepEvent<Upstream.Output, Upstream.Failure>) -> Void
+    ) -> AnyCancellable {
+        var channelAndSource = MultiProducerSingleConsumerAsyncChannel.makeChannel(
+            of: Handed<Upstream.Output>.self, throwing: Upstream.Failure.self,
+            backpressureStrategy: .watermark(low: 1, high: 1))
+        let channel = ChannelBox(channelAndSource.takeChannel())
+        let producer = ChannelProducer<Upstream.Output, Upstream.Failure>(source: channelAndSource.source)
+        let consumer = Task {
+            do throws(Upstream.Failure) {
+                while let input = try await channel.next() {
+                    if await stepAndWait(stepper, input) == .cancel {
+                        producer.cancel()
+                        return
+                    }
+                }
+                if Task.isCancelled { return }
+                stepper(.completion(.finished))
+            } catch {
+                if Task.isCancelled { return }
+                stepper(.completion(.failure(error)))
+            }
+        }
+        upstream.subscribe(producer)
+        return AnyCancellable {
+            consumer.cancel()
+            producer.cancel()
+        }
+    }
+}
+
+/// The consumer's end of the channel (not copyable, so kept in a box the task holds).
+private final class ChannelBox<Element, Failure: Error>: @unchecked Sendable {  // used by one task
+    private var channel: MultiProducerSingleConsumerAsyncChannel<Element, Failure>
+    init(_ channel: consuming sending MultiProducerSingleConsumerAsyncChannel<Element, Failure>) {
+        self.channel = channel
+    }
+    func next() async throws(Failure) -> Element? { try await channel.next() }
+}
+
+/// Feeds the channel: requests one input, sends it, and asks for the next when the channel
+/// asks for more. The channel may ask during `send` (when the consumer is already waiting): that
+/// request is made once `send` has returned, since `send` runs under the lock that guards the
+/// source (recursive, so the callback can tell); a later ask requests on the asking thread.
+private final class ChannelProducer<Input, Failure: Error>: Subscriber, @unchecked Sendable {  // state behind `lock`
+    private let lock = NSRecursiveLock()
+    private var source: MultiProducerSingleConsumerAsyncChannel<Handed<Input>, Failure>.Source?
+    private var subscription: (any Subscription)?
+    private var cancelled = false
+    private var sending = false
+    private var moreDuringSend = false
+
+    init(source: consuming MultiProducerSingleConsumerAsyncChannel<Handed<Input>, Failure>.Source) {
+        self.source = consume source
+    }
+
+    func receive(subscription: any Subscription) {
+        lock.lock()
+        let accepted = !cancelled && self.subscription == nil
+        if accepted { self.subscription = subscription }
+        lock.unlock()
+        if accepted { subscription.request(.max(1)) } else { subscription.cancel() }
+    }
+
+    func receive(_ input: Input) -> Subscribers.Demand {
+        lock.lock()
+        sending = true
+        source?.send(Handed(value: input)) { [weak self] result in self?.produceMore(result) }
+        sending = false
+        let more = moreDuringSend ? subscription : nil
+        moreDuringSend = false
+        lock.unlock()
+        more?.request(.max(1))
+        return .none
+    }
+
+    private func produceMore(_ result: Result<Void, any Error>) {
+        guard case .success = result else { return cancel() }
+        lock.lock()
+        if sending {  // inside `send`, on its thread (the lock is held by no one else)
+            moreDuringSend = true
+            lock.unlock()
+            return
+        }
+        let subscription = self.subscription
+        lock.unlock()
+        subscription?.request(.max(1))
+    }
+
+    func receive(completion: Subscribers.Completion<Failure>) {
+        lock.lock()
+        subscription = nil
+        let source = self.source.take()
+        lock.unlock()
+        switch completion {
+        case .finished: source?.finish()
+        case .failure(let failure): source?.finish(throwing: failure)
+        }
+    }
+
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        let subscription = self.subscription.take()
+        let source = self.source.take()
+        lock.unlock()
+        subscription?.cancel()
+        source?.finish()
+    }
+}
