@@ -14,9 +14,7 @@ struct AsyncChannelPeer: SteppingStrategy {
         delivery: .onOwnExecutor, allocatesPerElement: true, allocatesPerTransition: true,
         knownIssues: LoopIssues.completionWaits + LoopIssues.cancelWaits + LoopIssues.trustsUpstream + [
             LoopIssues.poolWidth,
-            .init(
-                .s5, "a million inputs through two tasks take about 5 s here: over a short --stall-limit",
-                isIntermittent: true),
+            LoopIssues.twoTasksSlow,
             .init(.d2, "the producer task asks upstream for the next input as soon as the consumer takes one"),
         ])
 

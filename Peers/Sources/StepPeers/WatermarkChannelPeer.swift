@@ -16,9 +16,7 @@ struct WatermarkChannelPeer: SteppingStrategy {
         delivery: .onOwnExecutor, allocatesPerElement: true, allocatesPerTransition: true,
         knownIssues: LoopIssues.completionWaits + LoopIssues.cancelWaits + LoopIssues.trustsUpstream + [
             .init(LoopIssues.poolWidth.rule, LoopIssues.poolWidth.reason, isIntermittent: true),
-            .init(
-                .s5, "a million inputs through two tasks take about 5 s here: over a short --stall-limit",
-                isIntermittent: true),
+            LoopIssues.twoTasksSlow,
             .init(.d2, "the channel asks for the next input as soon as the consumer takes one (low watermark 1)"),
         ])
 
