@@ -64,7 +64,7 @@ let targets: [Target] = [
     // so that a case that crashes or deadlocks one design cannot hide the others.
     .executableTarget(
         name: "SteppingTorture",
-        dependencies: [stepping, "SteppingConformance"],
+        dependencies: [stepping, "SteppingConformance", "TestSupport"],
         path: "Tests/SteppingTorture"
     ),
     // stepbench with deliberately broken designs (a crash, a hang, a rule broken at the n-th

@@ -14,9 +14,10 @@ import Foundation
 /// and stale ones included. The stepper is captured by the closure the strategy holds, so the
 /// strategy, not this relay, decides when it is released (rule R1).
 ///
-/// Idle (``waitUntilIdle()``) means nothing it forwarded is still owed a reaction (an input the
-/// stepper has not seen, a fulfilled promise not yet answered by a request or cancel, a
-/// subscription not yet requested from, a completion the stepper has not seen, a `cancel()` not
+/// Idle (``waitUntilIdle()``) means nothing it forwarded is still owed a reaction by a
+/// conforming strategy (a requested input the stepper has not seen, a fulfilled promise not yet
+/// answered by a request or cancel, a subscription not yet requested from, upstream's first
+/// completion once no promise is open and the stepper did not say `.cancel`, a `cancel()` not
 /// yet passed upstream) and nothing happened for 2 ms; it waits 2 s at most, so a strategy that
 /// never reacts is seen by the check that waited. A synchronous strategy is idle when a signal
 /// returns. After `cancel()`, a subscription that arrives is cancelled here (the strategy has
@@ -39,6 +40,10 @@ final class StrategySubscriber<Input, Failure: Error>: SteppingSubscriber, Publi
         var subscribed = false
         var cancelled = false
         var ended = false
+        /// Upstream's completion has arrived (after the subscription).
+        var completed = false
+        /// The stepper answered its latest promise with `.cancel`.
+        var stopped = false
         /// The strategy's promises by id modulo 8, and the last id handed to the stepper.
         var promises = [StepPromise?](repeating: nil, count: 8)
         var promiseID: StepPromiseID = 0
@@ -53,7 +58,19 @@ final class StrategySubscriber<Input, Failure: Error>: SteppingSubscriber, Publi
         var cancelOwed = false
         var events: UInt64 = 0
 
-        var owes: Bool { inputsOwed > 0 || answerOwed || requestOwed || completionOwed || cancelOwed }
+        /// Whether a promise handed to the stepper is still open: a completion waits for it.
+        var promiseOpen: Bool { answeredID != promiseID }
+
+        /// Whether a conforming strategy still owes a reaction. What it may rightly leave alone
+        /// is not owed: a demand after upstream completed or after `cancel()`, a completion while
+        /// a promise is open (it waits for the promise) or after `cancel()`.
+        var owes: Bool {
+            if cancelOwed { return true }
+            if cancelled || ended { return false }
+            if inputsOwed > 0 { return true }
+            if completed { return completionOwed && !promiseOpen && !stopped }
+            return answerOwed || requestOwed
+        }
 
         mutating func endOwing() {
             inputsOwed = 0
@@ -116,7 +133,7 @@ final class StrategySubscriber<Input, Failure: Error>: SteppingSubscriber, Publi
             return .input(input, StepPromise(target: self, id: id))
         case .completion:
             let cancellable = locked { state in
-                state.completionOwed = false
+                state.endOwing()  // the last event: nothing more is owed
                 state.ended = true
                 state.upstream = nil
                 return state.cancellable.take()
@@ -133,6 +150,11 @@ final class StrategySubscriber<Input, Failure: Error>: SteppingSubscriber, Publi
                 state.answeredID = id
                 // `.more` is answered by a request, unless the strategy asked ahead already.
                 state.answerOwed = request == .cancel || state.demand == .none
+                // Told to stop, the strategy owes the stepper no completion (rule C6).
+                if request == .cancel {
+                    state.stopped = true
+                    state.completionOwed = false
+                }
             }
             return state.promises[Int(id % 8)]
         }
@@ -194,8 +216,11 @@ final class StrategySubscriber<Input, Failure: Error>: SteppingSubscriber, Publi
             let inner = locked({ state -> AnySubscriber<Input, Failure>? in
                 // Before the subscription an input is the strategy's to ignore (rule C5).
                 guard state.subscribed else { return state.inner }
-                state.inputsOwed += 1
-                if state.demand > .none { state.demand -= 1 }
+                // An input nobody asked for, or after the end, is a conforming strategy's to drop.
+                if state.demand > .none, !state.cancelled, !state.ended, !state.completed {
+                    state.inputsOwed += 1
+                    state.demand -= 1
+                }
                 return state.inner
             })
         else { return .none }
@@ -215,7 +240,9 @@ final class StrategySubscriber<Input, Failure: Error>: SteppingSubscriber, Publi
             // is forwarded, and ends nothing here.
             guard state.subscribed else { return state.inner }
             state.upstream = nil
-            state.completionOwed = !state.ended
+            // Only the first completion is owed to the stepper; a later one is upstream's error.
+            state.completionOwed = !state.completed && !state.ended && !state.cancelled && !state.stopped
+            state.completed = true
             guard let inner = state.inner else {
                 state.early.append(.completion(completion))
                 return nil

@@ -16,6 +16,12 @@ struct ConformanceTests {
                 s5Elements: TestSwitches.s5Elements, runTorture: TortureTests.childRunner))
     }
 
+    /// The relay in front of a design that subscribes itself adds no rule break of its own.
+    @Test("rule, behind the relay", arguments: Conformance.rules, SteppingDesign.relayedDesigns)
+    func test_rule_relayed(rule: SteppingRule, design: SteppingDesign) {
+        test_rule(rule: rule, design: design)
+    }
+
     @Test("the kit checks every rule but R2, which is measured")
     func test_kit_coversEveryRule() {
         #expect(Conformance.rules == SteppingRule.allCases.filter { $0 != .r2 })

@@ -145,6 +145,13 @@ struct ModelBasedTests {
         expecting(design, breaks: .s1, .c6) { Self.runSequences(design) }
     }
 
+    @Test(
+        "a design that subscribes itself, behind the relay, makes the same calls as the design it wraps",
+        arguments: SteppingDesign.relayedDesigns)
+    func test_modelBased_relayIsTransparent(design: SteppingDesign) {
+        Self.runSequences(design)
+    }
+
     @Test("floor-step (the API with no synchronisation) makes the state machine's calls on one thread")
     func test_modelBased_floorStepIsTheStateMachineOnOneThread() {
         Self.runSequences("floor-step", synchronous: true) { FloorStep.makeSubscriber(stepper: $0) }

@@ -9,8 +9,12 @@
 //
 // Only the public API is used: what a user of the library can do, a user's upstream can do.
 import Foundation
+import Stepping
 import SteppingConformance
+import TestSupport
 
+// The relay's test designs are described here too, so a case can name them.
+_ = SteppingDesign.relayedDesigns
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--list" {
     for c in TortureCase.allCases { print(c.rawValue) }

@@ -36,6 +36,6 @@ let package = Package(
             ]),
         .executableTarget(
             name: "SteppingTorture",
-            dependencies: ["Stepping", "SteppingConformance"], path: "Tests/SteppingTorture"),
+            dependencies: ["Stepping", "SteppingConformance", "TestSupport"], path: "Tests/SteppingTorture"),
     ]
 )
