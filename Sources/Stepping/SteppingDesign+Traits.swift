@@ -24,12 +24,17 @@ extension SteppingDesign {
             /// control): a run whose checks do not show it still conforms, instead of reporting
             /// the declaration stale.
             public var isIntermittent: Bool
+            /// Breaking the rule can take the process down or stall it (a crash, a data race, a
+            /// stream that stops): a scenario that races this rule on several threads leaves the
+            /// design out, and says so in its row, instead of measuring nothing.
+            public var isFatal: Bool
 
             /// A known issue of `rule`.
-            public init(_ rule: SteppingRule, _ reason: String, isIntermittent: Bool = false) {
+            public init(_ rule: SteppingRule, _ reason: String, isIntermittent: Bool = false, isFatal: Bool = false) {
                 self.rule = rule
                 self.reason = reason
                 self.isIntermittent = isIntermittent
+                self.isFatal = isFatal
             }
         }
 

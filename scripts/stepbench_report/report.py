@@ -216,7 +216,12 @@ def build(args, results, folder):
         md += [f"- {w}" for w in warnings] + [""]
     md += history_section(results, folder)
     md += ["## Regressions", ""] + regression_section(args, results) + [""]
-    failed = [r for r in results.rows if r["status"] != "ok"]
+    excluded = [r for r in results.rows if r["status"] == "excluded"]
+    if excluded:
+        md += ["## Not run", "", "A scenario that races a rule leaves out a design that declares breaking it fatal "
+               "(a crash or a stall measures nothing):", ""] + [
+            f"- {r['scenario']} `{r['design']}` ×{r['threads']}: {r.get('failure')}" for r in excluded] + [""]
+    failed = [r for r in results.rows if r["status"] not in ("ok", "excluded")]
     if failed:
         md += ["## Failed, crashed or hung", ""] + [
             f"- {r['scenario']} `{r['design']}` ×{r['threads']}: {r['status']}: {r.get('failure')}" for r in failed] + [""]

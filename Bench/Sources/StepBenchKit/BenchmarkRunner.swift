@@ -94,6 +94,11 @@ public struct BenchmarkRunner {
         var raw = [[RepetitionResult]](repeating: [], count: combos.count)
         var failures = [String?](repeating: nil, count: combos.count)
         var statuses = [ResultsFile.Status?](repeating: nil, count: combos.count)
+        for (i, c) in combos.enumerated() {
+            guard let design = c.subject.design, let issue = c.scenario.exclusion(of: design) else { continue }
+            failures[i] = "not run: \(design) declares rule \(issue.rule) broken (\(issue.reason))"
+            statuses[i] = .excluded
+        }
         for fault in faults where combos.indices.contains(fault.combination) {
             failures[fault.combination] = fault.failure
             statuses[fault.combination] = fault.status

@@ -203,6 +203,25 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// other scenario a design (every design this process has described: the built-ins, then any outside design).
     public var subjects: [Subject] { isFloor ? [.floor] : SteppingDesign.described.map(Subject.design) }
 
+    /// The rules this scenario races on several threads: stale-storm's other threads fulfil
+    /// duplicate and stale promises while the stepper runs (S2, S3); cancel-race's cancel while
+    /// inputs flow (C4).
+    public var racedRules: [SteppingRule] {
+        switch self {
+        case .staleStorm: [.s2, .s3]
+        case .cancelRace: [.c4]
+        default: []
+        }
+    }
+
+    /// The known issue that keeps `design` out of this scenario, if any: a raced rule the design
+    /// declares broken fatally (``SteppingDesign/Traits/KnownIssue/isFatal``: a crash or a stall
+    /// measures nothing). A design that breaks a raced rule harmlessly is measured (cancel-race
+    /// then does not hold it to C4's one late call).
+    public func exclusion(of design: SteppingDesign) -> SteppingDesign.Traits.KnownIssue? {
+        racedRules.lazy.compactMap { design.traits.knownIssue($0) }.first { $0.isFatal }
+    }
+
     /// Runs one repetition of `subject`: `.floor` for a floor scenario, a design for any other.
     public func run(_ subject: Subject, threads: Int, elements: Int) throws -> RepetitionResult {
         func stepping() throws -> SteppingDesign {

@@ -12,6 +12,14 @@ struct FlatMapFuturePeer: SteppingStrategy {
         knownIssues: [
             .init(.d3, "a .more inside the stepper completes the Future, and flatMap requests the next input itself"),
             .init(.s1, "flatMap passes an input sent without demand to a new Future: the stepper gets it"),
+            .init(
+                .s2,
+                "duplicate and stale promises fulfilled on other threads while the stepper runs stall the stream (stale-storm ×2 and ×4 stopped with elements left on every run here; the kit's S2 check does not show it)",
+                isIntermittent: true, isFatal: true),
+            .init(
+                .c4,
+                "cancel() racing an input is a data race in OpenCombine 0.14.0's FlatMap (cancel() takes the upstream subscription under one lock, requestOneMorePublisher reads it under another): the stepper goes on being called after cancel() returned, and the process can crash (cancel-race: SIGSEGV in requestOneMorePublisher)",
+                isIntermittent: true, isFatal: true),
             .init(.c1, "flatMap forwards upstream's completion only once the open Future completes"),
             .init(.c2, "the completion waits for the open Future (C1), so the check's completion handler does not run"),
             .init(.c5, "inputs and completions before the subscription or after the end are not ignored"),

@@ -72,6 +72,7 @@ private final class ChannelProducer<Input, Failure: Error>: Subscriber, @uncheck
     private var cancelled = false
     private var sending = false
     private var moreDuringSend = false
+    private var cancelDuringSend = false
 
     init(source: consuming MultiProducerSingleConsumerAsyncChannel<Handed<Input>, Failure>.Source) {
         self.source = consume source
@@ -91,23 +92,26 @@ private final class ChannelProducer<Input, Failure: Error>: Subscriber, @uncheck
         source?.send(Handed(value: input)) { [weak self] result in self?.produceMore(result) }
         sending = false
         let more = moreDuringSend ? subscription : nil
+        let cancelled = cancelDuringSend
         moreDuringSend = false
+        cancelDuringSend = false
         lock.unlock()
-        more?.request(.max(1))
+        if cancelled { cancel() } else { more?.request(.max(1)) }
         return .none
     }
 
+    /// The channel's answer to a send: more, or failure (the consumer is gone: cancel). Inside
+    /// `send` both wait until it returns, since `cancel()` takes the source `send` is using.
     private func produceMore(_ result: Result<Void, any Error>) {
-        guard case .success = result else { return cancel() }
         lock.lock()
         if sending {  // inside `send`, on its thread (the lock is held by no one else)
-            moreDuringSend = true
+            if case .success = result { moreDuringSend = true } else { cancelDuringSend = true }
             lock.unlock()
             return
         }
         let subscription = self.subscription
         lock.unlock()
-        subscription?.request(.max(1))
+        if case .success = result { subscription?.request(.max(1)) } else { cancel() }
     }
 
     func receive(completion: Subscribers.Completion<Failure>) {

@@ -151,6 +151,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         /// The row made no progress for the watchdog's time (`stepbench run --watchdog`); the
         /// process was killed and the run went on without the row.
         case hung
+        /// Not run: the design declares broken a rule the scenario needs
+        /// (``ScenarioKind/exclusion(of:)``); `failure` says which and why.
+        case excluded
 
         /// A fault of the process rather than a failed verification.
         public var isFault: Bool { self == .crashed || self == .hung }

@@ -45,13 +45,18 @@ struct PathDriver {
             _ = subscriber.receive(1)
             try upstream.await(1, "\(name): input 1")
             SteppingDesign.waitUntilIdle(subscriber as AnyObject)
+            // A design one input ahead (rule D2 declared broken) has requested input 2 already.
+            let before = upstream.totals
+            try verify(
+                before.requests == 2 || (before.requests == 3 && !follows(.d2)),
+                "\(name): expected 2 requests before the stale calls, saw \(before)")
             try meter.start()
             window(label) {
                 for _ in 0..<events { stale(.more) }
             }
             try meter.stop()
             SteppingDesign.waitUntilIdle(subscriber as AnyObject)
-            try check(requests: 2, inputs: 2, cancels: 0, completions: 0)  // the stale calls did nothing
+            try check(requests: before.requests, inputs: 2, cancels: 0, completions: 0)  // the stale calls did nothing
         default:
             try meter.start()
             try window(label) {
@@ -151,6 +156,11 @@ struct PathDriver {
         case .foreign(let name): preconditionFailure("path driver: '\(name)' is not a design of this process")
         }
         return (subscriber, subscriber)
+    }
+
+    /// Whether the subject follows `rule` (declares no known issue of it).
+    private func follows(_ rule: SteppingRule) -> Bool {
+        subject.design.map { $0.traits.knownIssue(rule) == nil } ?? true
     }
 
     private func check(requests: Int, inputs: Int, cancels: Int, completions: Int) throws {
