@@ -63,6 +63,12 @@ def _duration(value, _pos=None):
     return f"{value:g} ns"
 
 
+def _slant_design_names(ax):
+    """Design names under bars, slanted: ten of them level ran into each other."""
+    ax.tick_params(axis="x", labelrotation=20)
+    plt.setp(ax.get_xticklabels(), ha="right", rotation_mode="anchor")
+
+
 def _save(fig, path):
     fig.tight_layout()
     fig.savefig(path, format="svg", metadata={"Date": None})
@@ -98,9 +104,7 @@ def throughput_single(results, scenario, path, threads):
     ax.yaxis.set_major_formatter(FuncFormatter(_si))
     ax.set_ylabel(f"{results.unit(scenario)}s/s (log scale; higher is better)")
     ax.set_title(f"{scenario} ({threads} thread{'s' if threads > 1 else ''}): throughput per design (median, 95% CI)")
-    # Slanted: beside the legend the axis is narrow, and level names ran into each other.
-    ax.tick_params(axis="x", labelrotation=20)
-    plt.setp(ax.get_xticklabels(), ha="right", rotation_mode="anchor")
+    _slant_design_names(ax)
     _save(fig, path)
 
 
@@ -200,6 +204,7 @@ def per_element_bars(results, scenario, key, title, ylabel, path):
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.set_ylim(0, max(values + [1]) * 1.18)
+    _slant_design_names(ax)
     _save(fig, path)
 
 
@@ -240,6 +245,7 @@ def instruction_bars(results, path):
     else:
         ax.set_ylabel("instructions / element")
         ax.set_ylim(0, max(values + [1]) * 1.18)
+    _slant_design_names(ax)
     _save(fig, path)
 
 
@@ -269,6 +275,7 @@ def repetition_strips(results, scenario, threads, path):
         points.set_gid(f"series-{design}")
     ax.set_xticks(range(len(entries)))
     ax.set_xticklabels([d for d, _ in entries])
+    _slant_design_names(ax)
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(_duration))
     ax.set_ylabel("ns per element, each repetition")

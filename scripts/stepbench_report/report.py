@@ -215,6 +215,7 @@ def build(args, results, folder):
         md += ["**Harness warnings** (a design faster than its own floor: the harness, not the design):", ""]
         md += [f"- {w}" for w in warnings] + [""]
     md += history_section(results, folder)
+    md += conformance_section(results)
     md += ["## Regressions", ""] + regression_section(args, results) + [""]
     excluded = [r for r in results.rows if r["status"] == "excluded"]
     if excluded:
@@ -227,6 +228,22 @@ def build(args, results, folder):
             f"- {r['scenario']} `{r['design']}` ×{r['threads']}: {r['status']}: {r.get('failure')}" for r in failed] + [""]
     with open(os.path.join(folder, "REPORT.md"), "w") as f:
         f.write("\n".join(md))
+
+
+def conformance_section(results) -> list[str]:
+    """The rule × design table `scripts/conformance` wrote beside the results file
+    (conformance.md), when there is one: the table itself; its failures stay in the file."""
+    path = os.path.join(os.path.dirname(os.path.abspath(results.paths[0])), "conformance.md")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        table = [line.rstrip("\n") for line in f if line.startswith("|")]
+    if not table:
+        return []
+    return ["## Conformance", "",
+            "Every rule of docs/CONFORMANCE.md on every design (`scripts/conformance`: ok, known = declared broken "
+            "and shown, FAIL, STALE = declared but not shown); the checks' failures are in conformance.md beside "
+            "the results file.", ""] + table + [""]
 
 
 def history_section(results, folder) -> list[str]:

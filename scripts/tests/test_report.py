@@ -201,3 +201,21 @@ def test_cost_splits_are_tabled_as_the_tool_wrote_them(tmp_path):
     assert "## What the API costs and what synchronisation costs" in text
     assert "| sync-step | `atomic` | 1,100 | 500 | 900 | 400 | 200 | – |" in text
     assert "| stale-promise | `actor` | 86 | – | 40 | – | 46* | 2.0 |" in text
+
+
+def test_the_conformance_table_beside_the_results_and_excluded_rows_are_reported(tmp_path):
+    data = json.load(open(FIXTURE))
+    row = next(r for r in data["rows"] if r["scenario"] == "stale-storm" and r["design"] == "atomic")
+    row.update(status="excluded", failure="not run: atomic declares rule S2 broken (a test's reason)", summary=None)
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "latest.json").write_text(json.dumps(data))
+    (folder / "conformance.md").write_text("| rule | atomic |\n|---|---|\n| D1 | ok |\n\natomic D1: a failure line\n")
+    out = tmp_path / "report"
+    assert report.main([str(folder / "latest.json"), "--out", str(out)]) == 0
+    text = (out / "REPORT.md").read_text()
+    conformance = text.split("## Conformance")[1].split("##")[0]
+    assert "| D1 | ok |" in conformance and "a failure line" not in conformance
+    not_run = text.split("## Not run")[1].split("##")[0]
+    assert f"stale-storm `atomic` ×{row['threads']}: not run: atomic declares rule S2 broken" in not_run
+    assert "## Failed, crashed or hung" not in text

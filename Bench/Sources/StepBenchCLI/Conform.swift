@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StepBenchKit
 import Stepping
 import SteppingConformance
 
@@ -30,6 +31,9 @@ extension StepBench {
         @Option(help: "text or markdown.")
         var format: ConformFormat = .text
 
+        @Option(help: "Also write the table to this file (atomically: a temporary file, then rename).")
+        var output: String?
+
         /// This process's executable: the torture children run it (``TortureChild``).
         static var executable: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
 
@@ -53,7 +57,12 @@ extension StepBench {
                             tortureArguments: ["torture"], stallLimit: stallLimit)
                     })
             }
-            print(ConformanceTable(designs: design.map(\.name), results: results).render(format))
+            let table = ConformanceTable(designs: design.map(\.name), results: results).render(format)
+            print(table)
+            if let output {
+                try ResultsFile.writeAtomically(Data(table.utf8), to: URL(fileURLWithPath: output))
+                printError("conform: table written to \(output)\n")
+            }
             if results.joined().contains(where: { !$0.conforms }) { throw ExitCode.regression }
         }
     }

@@ -44,3 +44,31 @@ struct TortureTests {
         #expect(output.split(separator: "\n").map(String.init) == TortureCase.allCases.map(\.rawValue))
     }
 }
+
+@Suite("Torture: a crashed child's cause")
+struct CrashCauseTests {
+    @Test("a release build's precondition failure is named by the crashed thread's first frames")
+    func test_crashCause_readsTheBacktrace() {
+        let output = """
+            💣 Program crashed: Illegal instruction at 0x0000563729c0b37d
+
+            Thread 0 "stepbench" crashed:
+
+              0 [inlined] [system]      0x0000563729c0b37d Swift runtime failure: precondition failure in stepbench at //<compiler-generated>
+              1                         0x0000563729c0b37d AsyncThrowingPublisher.Iterator.Inner.receive(_:) + 685 in stepbench at /x/OpenCombine/Concurrency/GENERATED-Publisher+Concurrency.swift:314:13
+              2 [ra] [thunk]            0x0000563729c0bda0 protocol witness for Subscriber.receive(_:) + 15 in stepbench at //<compiler-generated>
+            """
+        #expect(
+            TortureCase.crashCause(output)
+                == "Swift runtime failure: precondition failure (<compiler-generated>) ← "
+                + "AsyncThrowingPublisher.Iterator.Inner.receive(_:) (GENERATED-Publisher+Concurrency.swift:314:13)")
+    }
+
+    @Test("the runtime's message wins; no backtrace and no message: nothing")
+    func test_crashCause_messageOrNothing() {
+        #expect(
+            TortureCase.crashCause("x\nFatal error: boom\nThread 0 crashed:\n 0 0x1 f in a at b.swift:1")
+                == "Fatal error: boom")
+        #expect(TortureCase.crashCause("Segmentation fault") == nil)
+    }
+}

@@ -99,7 +99,9 @@ enum CancelRace {
             let conduit = upstream.conduit!
             try verify(conduit.cancels == 1, "\(name) round \(r): upstream cancelled \(conduit.cancels) times (C4)")
             let late = round.callsAfterReturn.load(ordering: .acquiring)
-            try verify(late <= lateCallsAllowed, "\(name) round \(r): stepper entered \(late) times after cancel() returned (C4)")
+            try verify(
+                late <= lateCallsAllowed,
+                "\(name) round \(r): stepper entered \(late) times after cancel() returned (C4)")
             try verify(conduit.violations.isEmpty, "\(name) round \(r): demand violation")
             let called = round.firstCallAt.load(ordering: .relaxed)
             if conduit.cancelledAt >= called { latency.record(conduit.cancelledAt - called) }

@@ -39,6 +39,27 @@ extension TortureCase {
         exit(1)
     }
 
+    /// A crash's cause in a child's output: the runtime's one-line message ("Fatal error: …"),
+    /// or the crashed thread's first two frames from the runtime's backtrace (symbol and file:
+    /// line; a release build's precondition failure carries no message).
+    package static func crashCause(_ output: String) -> String? {
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        if let line = lines.first(where: { $0.contains("Fatal error") || $0.contains(" failed: ") }) {
+            return String(line)
+        }
+        guard let crashed = lines.firstIndex(where: { $0.hasSuffix("crashed:") }) else { return nil }
+        let frames = lines[(crashed + 1)...].filter { $0.contains(" 0x") }.prefix(2).map { line -> String in
+            // "  1   0x… Symbol + 685 in stepbench at /path/File.swift:314:13" → "Symbol (File.swift:314:13)"
+            let afterAddress = line.split(separator: " ", omittingEmptySubsequences: true)
+                .drop { !$0.hasPrefix("0x") }.dropFirst().joined(separator: " ")
+            let symbol = afterAddress.components(separatedBy: " in ").first ?? afterAddress
+            let location = afterAddress.components(separatedBy: " at ").last.map { ($0 as NSString).lastPathComponent }
+            let bare = symbol.components(separatedBy: " + ").first ?? symbol
+            return location.map { "\(bare) (\($0))" } ?? bare
+        }
+        return frames.isEmpty ? nil : frames.joined(separator: " ← ")
+    }
+
     /// A runner that runs each case as `executable arguments CASE DESIGN SECONDS` (whose
     /// ``childMain(_:)`` answers) and reads its exit status: a crash, a stall, a violation or a
     /// ThreadSanitizer report is a violation, quoting the child's output.
@@ -64,12 +85,11 @@ extension TortureCase {
                 let how =
                     reason == .uncaughtSignal
                     ? "crashed with signal \(status)" : status == 3 ? "stalled (watchdog)" : "exit \(status)"
-                // A crash's cause (the runtime's one-line message) before its backtrace's end.
-                let cause = output.split(separator: "\n").first {
-                    $0.contains("Fatal error") || $0.contains(" failed: ")
-                }
+                // A crash's cause, or, when none can be read, the end of the child's output.
+                let cause = crashCause(output)
                 violations.append(
-                    "\(design) \(torture.rawValue): \(how)\(cause.map { ": \($0)" } ?? "")\n\(output.suffix(1_500))")
+                    "\(design) \(torture.rawValue): \(how)"
+                        + (cause.map { ": \($0)" } ?? "\n\(output.suffix(1_500))"))
             }
             if output.contains("WARNING: ThreadSanitizer") {
                 violations.append("\(design) \(torture.rawValue): ThreadSanitizer\n\(output.suffix(3_000))")
