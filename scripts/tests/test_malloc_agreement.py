@@ -98,3 +98,22 @@ def test_bad_input_is_named(tmp_path, capsys):
     assert "'stepbench/1'" in capsys.readouterr().err
     assert ma.main(["x", bench, str(tmp_path / "nocatalog.json"), results]) == 1
     assert "unreadable catalog" in capsys.readouterr().err
+
+
+def test_a_row_a_design_was_left_out_of_is_not_a_failed_verification(tmp_path):
+    """stepbench writes an `excluded` row where a design declares breaking a raced rule fatal (a
+    peer in stale-storm): no measurement to compare, and no failure either."""
+    bench = write_bench(tmp_path, {"sync-step_atomic": 20})
+    data = {"schema": "stepbench/2", "rows": [
+        row("sync-step", "atomic", [22, 22, 22]),
+        {"scenario": "stale-storm", "design": "flatmap-future", "threads": 2, "elements": 10_000,
+         "status": "excluded", "failure": "not run: flatmap-future declares rule S2 broken (…)", "repetitions": []}]}
+    path = tmp_path / "excluded.json"
+    path.write_text(json.dumps(data))
+    rows = ma.agreement(ma.load_benchmark_counts(bench), ma.load_stepbench_rows([str(path)], SUITE, SCHEMAS), SUITE)
+    assert [(r["name"], r["agrees"]) for r in rows] == [("sync-step_atomic", True)]
+    failed = tmp_path / "failed.json"
+    data["rows"][1]["status"] = "failed"
+    failed.write_text(json.dumps(data))
+    with pytest.raises(ma.InputError, match="failed its verification"):
+        ma.load_stepbench_rows([str(failed)], SUITE, SCHEMAS)

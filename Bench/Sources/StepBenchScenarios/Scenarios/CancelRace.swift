@@ -6,8 +6,9 @@ import Synchronization
 /// `cancel-race`: many short subscriptions; in each round `threads − 1` threads race to
 /// `cancel()` the subscriber at a random point while inputs flow. Checks rule C4 every round
 /// (upstream cancelled exactly once; after `cancel()` returned the stepper is called at most
-/// once more, unless the design declares C4 broken: then the late calls are its known issue). Elements = rounds; latency = from the first `cancel()` call to upstream seeing
-/// its `cancel` (the headline: a round's time is mostly the harness's wake-ups and checks);
+/// once more, unless the design declares C4 broken: then the late calls are its known issue).
+/// Elements = rounds; latency = from the first `cancel()` call to upstream seeing its `cancel`
+/// (the headline: a round's time is mostly the harness's wake-ups and checks);
 /// side events = inputs delivered over all rounds (inputs per round: how far the race let the
 /// stream run). Between rounds the cancellers park, and the main thread parks while they race.
 /// Floor: `floor-cancel-race`, the same rounds and cancellers around a plain cancellable
