@@ -25,6 +25,22 @@ def _best(results, scenario, threads, key="nsPerElement"):
     return min(rows, key=lambda r: r["summary"][key]["median"]) if rows else None
 
 
+def _tie(results, scenario, threads, best, key="nsPerElement", among=None):
+    """' — a tie with …' when the tool's 95% interval of the next-best design (of `among`, by
+    default every row of the scenario: designs and peers alike) overlaps the best's: the best is
+    then not separated from it. Else ''."""
+    rows = [r for r in (among if among is not None else results.ok_rows(scenario))
+            if r["threads"] == threads and r["summary"].get(key) and r["design"] != best["design"]]
+    if not rows:
+        return ""
+    b, runner = best["summary"][key], min(rows, key=lambda r: r["summary"][key]["median"])
+    r = runner["summary"][key]
+    if r["ciLow"] > b["ciHigh"]:
+        return ""
+    return (f" — a tie with `{runner['design']}` ({_fmt_ns(r['median'])}): their 95% intervals overlap "
+            f"([{_fmt_ns(b['ciLow'])}–{_fmt_ns(b['ciHigh'])}] and [{_fmt_ns(r['ciLow'])}–{_fmt_ns(r['ciHigh'])}])")
+
+
 def verdict(results):
     """Three lines: which design for which load, and why (from the numbers). Which scenario
     answers which question is the tool's (its catalog's roles)."""
@@ -38,13 +54,15 @@ def verdict(results):
             line += f", {1 / s['ratioToSeed']:.1f}× faster than `{results.role('referenceDesign')}`"
         if s.get("ratioToFloor"):
             line += f", {s['ratioToFloor']:.1f}× its floor (the same upstream into a plain subscriber)"
-        lines.append(line + f", {s['allocationsPerElement']['median']:.2f} allocations/element.")
+        lines.append(line + f", {s['allocationsPerElement']['median']:.2f} allocations/element"
+                     + _tie(results, per_element, 1, best) + ".")
     best = _best(results, cross_thread, 2, "latencyP50")
     if best:
         s = best["summary"]
         extra = f" ({s['latencyP50RatioToFloor']:.2f}× its own floor, the same hand-offs without a stepping subscriber)" if s.get("latencyP50RatioToFloor") else ""
         lines.append(f"**Promise fulfilled on another thread: `{best['design']}`** — p50 {_fmt_ns(s['latencyP50']['median'])} "
-                     f"from `.more` to the next input{extra}, p99 {_fmt_ns(s['latencyP99']['median'])}.")
+                     f"from `.more` to the next input{extra}, p99 {_fmt_ns(s['latencyP99']['median'])}"
+                     + _tie(results, cross_thread, 2, best, "latencyP50") + ".")
     contention = []
     for scenario in results.role("contendedScenarios") or []:
         threads = max((r["threads"] for r in results.ok_rows(scenario)), default=None)
@@ -54,7 +72,7 @@ def verdict(results):
     if contention:
         names = {b["design"] for _, _, b in contention if b}
         parts = ", ".join(f"{sc} ×{t}: `{b['design']}` {_fmt_ns(b['summary']['nsPerElement']['median'])}/element"
-                          for sc, t, b in contention if b)
+                          + _tie(results, sc, t, b) for sc, t, b in contention if b)
         who = f"`{names.pop()}`" if len(names) == 1 else "it depends"
         lines.append(f"**Under contention: {who}** — {parts}.")
     parked = (results.catalog or {}).get("asynchronousVerdictScenario")
@@ -71,6 +89,7 @@ def verdict(results):
                           if (r["summary"].get("counts") or {}).get(m, 0) >= 0.05 and "switches" not in m)
         lines.append(f"**Delivered on their own executor, promise fulfilled on another thread ({parked}, hand-offs that park): "
                      f"`{best['design']}`** — p50 {_fmt_ns(s['latencyP50']['median'])}{extra}"
+                     + _tie(results, parked, best["threads"], best, "latencyP50", among=rows)
                      + (f"; per element: {wakes}" if wakes else "") + "."
                      + (f" The floor's p50 is {_fmt_ns(floor_row['summary']['latencyP50']['median'])}." if floor_row and floor_row['summary'].get('latencyP50') else ""))
     asynchronous = [(d, results.row(per_element, d, 1)) for d in results.asynchronous_designs()]

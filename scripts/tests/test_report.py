@@ -219,3 +219,20 @@ def test_the_conformance_table_beside_the_results_and_excluded_rows_are_reported
     not_run = text.split("## Not run")[1].split("##")[0]
     assert f"stale-storm `atomic` ×{row['threads']}: not run: atomic declares rule S2 broken" in not_run
     assert "## Failed, crashed or hung" not in text
+
+
+def test_the_verdict_calls_a_tie_when_the_intervals_overlap(tmp_path):
+    data = json.load(open(FIXTURE))
+    rows = [r for r in data["rows"] if r["scenario"] == "sync-step" and r["status"] == "ok"]
+    best = min(rows, key=lambda r: r["summary"]["nsPerElement"]["median"])
+    runner = min((r for r in rows if r is not best), key=lambda r: r["summary"]["nsPerElement"]["median"])
+    path = tmp_path / "apart.json"
+    b, r = best["summary"]["nsPerElement"], runner["summary"]["nsPerElement"]
+    r["ciLow"] = b["ciHigh"] * 1.01  # separated
+    path.write_text(json.dumps(data))
+    first = report.verdict(load([str(path)]))[0]
+    assert f"`{best['design']}`" in first and "tie" not in first
+    r["ciLow"] = b["ciHigh"] * 0.99  # overlapping
+    path.write_text(json.dumps(data))
+    first = report.verdict(load([str(path)]))[0]
+    assert f"a tie with `{runner['design']}`" in first and "95% intervals overlap" in first
