@@ -33,7 +33,7 @@ extension StepBench {
                 "metric".padding(toLength: 44, withPad: " ", startingAt: 0) + "   reps  sampling σ  between σ   drift σ"
             )
             for e in profile.entries {
-                let name = "\(e.scenario) \(e.design) ×\(e.threads) \(e.metric.rawValue)"
+                let name = "\(e.row) \(e.metric.rawValue)"
                 print(
                     name.padding(toLength: 44, withPad: " ", startingAt: 0)
                         + String(

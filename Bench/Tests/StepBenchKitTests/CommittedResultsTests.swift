@@ -45,4 +45,26 @@ struct CommittedResultsTests {
         }
         #expect(read >= 20, "read \(read) results files under \(Self.results.path)")
     }
+
+    @Test("every committed noise profile reads, its entries keyed by the rows results files name")
+    func test_committedNoiseProfiles_readUnchanged() throws {
+        let manager = FileManager.default
+        var read = 0
+        for machine in try manager.contentsOfDirectory(atPath: Self.results.path).sorted() {
+            let folder = Self.results.appendingPathComponent(machine)
+            for name in (try? manager.contentsOfDirectory(atPath: folder.path).sorted()) ?? []
+            where name.hasPrefix("noise") && name.hasSuffix(".json") {
+                let url = folder.appendingPathComponent(name)
+                let raw = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+                let profile = try NoiseProfile.read(url)
+                let written = try #require(
+                    try JSONSerialization.jsonObject(with: JSONOutput.encode(profile)) as? [String: Any])
+                #expect(Self.identities(written, "entries") == Self.identities(raw, "entries"), "\(machine)/\(name)")
+                // a typed key: every entry is a row of a scenario this build knows
+                #expect(profile.entries.allSatisfy { $0.row.description.hasPrefix($0.scenario.rawValue) })
+                read += 1
+            }
+        }
+        #expect(read >= 2, "read \(read) noise profiles under \(Self.results.path)")
+    }
 }

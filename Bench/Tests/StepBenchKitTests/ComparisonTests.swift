@@ -31,7 +31,8 @@ struct ComparisonTests {
         schema: NoiseProfile.currentSchema, machineId: "test", gitCommit: "x", createdAt: "x", runs: 10,
         entries: [Metric.nsPerElement, .cpuNsPerElement].map {
             .init(
-                scenario: "sync-step", design: "atomic", threads: 1, metric: $0, repetitions: 5, samplingSD: 0.001,
+                scenario: .syncStep, design: .design(.atomic), threads: 1, metric: $0, repetitions: 5,
+                samplingSD: 0.001,
                 betweenSD: 0.001, driftSD: 0.001, residualQuantiles: [])
         })
 

@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchScenarios
 import Testing
 
 @testable import StepBenchCLI
@@ -25,7 +26,8 @@ struct DetectorTests {
         }
         let entries = designs.map { design in
             NoiseProfile.Entry(
-                scenario: "sync-step", design: design, threads: 1, metric: .nsPerElementVsFloor,
+                scenario: .syncStep, design: Subject(name: design) ?? .foreign(design), threads: 1,
+                metric: .nsPerElementVsFloor,
                 repetitions: repetitions, samplingSD: residualScale * 1.8 / Double(repetitions).squareRoot(),
                 betweenSD: driftSD, driftSD: driftSD, residualQuantiles: quantiles)
         }
@@ -75,7 +77,7 @@ struct DetectorTests {
     func test_calibration_needsADecidedRow() {
         var p = Self.profile(.singleRun, driftSD: 0.01)
         p.entries = p.entries.map {
-            var e = $0; e.scenario = "floor-sync"; return e
+            var e = $0; e.scenario = .floorSync; return e
         }
         #expect(throws: ResultsError.self) { try DetectorCalibration.run(p, name: "floors", trials: 100) }
     }

@@ -139,7 +139,7 @@ struct HistorySeriesTests {
         try Data(retired.utf8).write(to: folder.appendingPathComponent("c.json"))
         let s = try SeriesFile.make(folder: folder.path, noise: .none)
         #expect(s.runs.map(\.file) == ["a.json", "b.json"])
-        #expect(s.series.contains { $0.design == "semaphore" })
+        #expect(s.series.contains { $0.design.name == "semaphore" })
         #expect(s.skipped == [.init(file: "c.json", reason: "names a scenario or path this build does not know")])
     }
 }

@@ -83,6 +83,9 @@ public struct Comparison: Codable, Equatable, Sendable {
     }
 
     public struct Row: Codable, Equatable, Sendable {
+        // What the row compared, as printed: rows are matched by ``RowKey`` (a path's by
+        // ``ResultsFile/PathRow/Key``) and written here by name, the scenario column naming the
+        // path for a path's count.
         public var scenario: String
         public var design: String
         public var threads: Int

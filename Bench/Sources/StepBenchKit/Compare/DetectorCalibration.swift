@@ -61,14 +61,13 @@ public struct DetectorCalibration: Codable, Equatable, Sendable {
     /// Whether `compare` decides this entry (its scenario's primary metric, a design's row): the
     /// others are shown as information and cannot raise an alarm.
     public static func isDecided(_ entry: NoiseProfile.Entry) -> Bool {
-        guard let scenario = ScenarioKind(rawValue: entry.scenario), !scenario.isFloor else { return false }
-        return entry.metric == scenario.primaryMetric
+        !entry.scenario.isFloor && entry.metric == entry.scenario.primaryMetric
     }
 
     /// The metric a timing gate can trust on a shared VM: a design paired with its floor, for the
     /// designs one chooses among (synchronous, and not the reference port).
     public static func isPaired(_ entry: NoiseProfile.Entry) -> Bool {
-        guard entry.metric == .nsPerElementVsFloor, let design = SteppingDesign(rawValue: entry.design) else {
+        guard entry.metric == .nsPerElementVsFloor, let design = entry.design.design else {
             return false
         }
         return design.deliversSynchronously && !design.traits.isReference

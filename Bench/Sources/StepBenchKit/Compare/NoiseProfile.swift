@@ -21,8 +21,9 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     public static let currentSchema = "stepbench-noise/1"
 
     public struct Entry: Codable, Equatable, Sendable {
-        public var scenario: String
-        public var design: String
+        // The row's key, field by field: the file keeps the names results files use.
+        public var scenario: ScenarioKind
+        public var design: Subject
         public var threads: Int
         public var metric: Metric
         public var repetitions: Int
@@ -31,13 +32,11 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         public var driftSD: Double
         public var residualQuantiles: [Double]
 
-        /// "scenario|design|threads|metric": names the entry in messages.
-        public var key: String { "\(scenario)|\(design)|\(threads)|\(metric.rawValue)" }
+        /// The row this entry measured.
+        public var row: RowKey { RowKey(scenario: scenario, design: design, threads: threads) }
 
-        /// Whether this entry is of `key`'s row (entries name their scenario as written).
-        public func isOf(_ key: RowKey) -> Bool {
-            scenario == key.scenario.rawValue && design == key.design.name && threads == key.threads
-        }
+        /// "scenario|design|threads|metric": names the entry in messages.
+        public var key: String { "\(scenario.rawValue)|\(design)|\(threads)|\(metric.rawValue)" }
     }
 
     public var schema: String
@@ -59,7 +58,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
 
     /// The between-run drift of `metric` in `key`'s row, if the profile measured it.
     public func driftSD(_ key: RowKey, _ metric: Metric) -> Double? {
-        entries.first { $0.isOf(key) && $0.metric == metric }?.driftSD
+        entries.first { $0.row == key && $0.metric == metric }?.driftSD
     }
 
     /// Builds the profile from A/A runs: the same build and configuration, separate processes.
@@ -107,7 +106,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                 let sampling = (samplingVariances.reduce(0, +) / Double(samplingVariances.count)).squareRoot()
                 entries.append(
                     Entry(
-                        scenario: row.scenario.rawValue, design: row.design.name, threads: row.threads, metric: metric,
+                        scenario: row.scenario, design: row.design, threads: row.threads, metric: metric,
                         repetitions: repetitions, samplingSD: sampling, betweenSD: between,
                         driftSD: max(0, between * between - sampling * sampling).squareRoot(),
                         residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
@@ -139,7 +138,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                 let between = (residuals.map { $0 * $0 }.reduce(0, +) / Double(residuals.count - 1)).squareRoot()
                 entries.append(
                     Entry(
-                        scenario: row.scenario.rawValue, design: row.design.name, threads: row.threads, metric: metric,
+                        scenario: row.scenario, design: row.design, threads: row.threads, metric: metric,
                         repetitions: samplesPerSide,
                         // sd of a median of K processes: 1.2533·σ/√K, σ from the residuals' MAD (the
                         // bootstrap of 20 values understates it: their median has few distinct values).

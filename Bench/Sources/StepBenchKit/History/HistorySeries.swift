@@ -12,8 +12,9 @@ import StepBenchScenarios
 /// `instructions_per_element` (exact). A timing point's value is the lower median of its
 /// repetitions (in log space), its `logs` their natural logs.
 public struct HistorySeries: Codable, Equatable, Sendable {
-    public var scenario: String
-    public var design: String
+    // The row's key, field by field: the file keeps the names results files use.
+    public var scenario: ScenarioKind
+    public var design: Subject
     public var threads: Int
     public var metric: Metric
     /// Fixed by the code: any step beyond `tolerance` is a change (no test needed).
@@ -72,8 +73,8 @@ public struct HistorySeries: Codable, Equatable, Sendable {
         public var absolute: Double?
     }
 
-    /// "scenario|design|threads|metric", as noise profiles name their entries.
-    public var key: String { "\(scenario)|\(design)|\(threads)|\(metric.rawValue)" }
+    /// The row this series follows.
+    public var row: RowKey { RowKey(scenario: scenario, design: design, threads: threads) }
 }
 
 extension HistorySeries {
@@ -93,18 +94,23 @@ extension HistorySeries {
             }
         }
         var series: [HistorySeries] = []
-        var index: [String: Int] = [:]
+        struct SeriesKey: Hashable {
+            var row: RowKey
+            var metric: Metric
+        }
+        var index: [SeriesKey: Int] = [:]
         func add(_ row: RowKey, _ metric: Metric, exact: Bool, run: Int, value: Double, logs: [Double]?, _ m: [Setting])
         {
             let new = HistorySeries(
-                scenario: row.scenario.rawValue, design: row.design.name, threads: row.threads, metric: metric,
+                scenario: row.scenario, design: row.design, threads: row.threads, metric: metric,
                 exact: exact, tolerance: exact ? tolerance(metric, of: row) : nil,
                 driftSD: exact ? nil : noise?.driftSD(row, metric), points: [])
-            if index[new.key] == nil {
-                index[new.key] = series.count
+            let key = SeriesKey(row: row, metric: metric)
+            if index[key] == nil {
+                index[key] = series.count
                 series.append(new)
             }
-            series[index[new.key]!].points.append(Point(run: run, value: value, logs: logs, measurement: m))
+            series[index[key]!].points.append(Point(run: run, value: value, logs: logs, measurement: m))
         }
         for (i, run) in folder.runs.enumerated() {
             for row in run.file.rows where row.status == .ok && !row.repetitions.isEmpty {
@@ -164,12 +170,12 @@ extension HistorySeries {
         func rank(_ list: [String], _ name: String) -> Int { list.firstIndex(of: name) ?? list.count }
         return series.enumerated().sorted { a, b in
             let (x, y) = (a.element, b.element)
-            let kx = (metricOrder.firstIndex(of: x.metric) ?? metricOrder.count, rank(scenarios, x.scenario))
-            let ky = (metricOrder.firstIndex(of: y.metric) ?? metricOrder.count, rank(scenarios, y.scenario))
+            let kx = (metricOrder.firstIndex(of: x.metric) ?? metricOrder.count, rank(scenarios, x.scenario.rawValue))
+            let ky = (metricOrder.firstIndex(of: y.metric) ?? metricOrder.count, rank(scenarios, y.scenario.rawValue))
             if kx != ky { return kx < ky }
-            if x.scenario != y.scenario { return x.scenario < y.scenario }
-            let dx = (rank(designs, x.design), x.threads, a.offset)
-            let dy = (rank(designs, y.design), y.threads, b.offset)
+            if x.scenario != y.scenario { return x.scenario.rawValue < y.scenario.rawValue }
+            let dx = (rank(designs, x.design.name), x.threads, a.offset)
+            let dy = (rank(designs, y.design.name), y.threads, b.offset)
             return dx < dy
         }.map(\.element)
     }
