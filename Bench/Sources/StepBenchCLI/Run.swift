@@ -30,6 +30,12 @@ extension StepBench {
         @Option(help: "How much to measure: elements and repetitions per combination.")
         var preset: Preset = .quick
 
+        @Option(
+            help:
+                "Seconds one repetition of a combination may take: a slower one, timed at its warm-up, runs a power-of-two fraction of the elements (its row says how many). Default from the preset (quick 0.25, full 1, brief none); 0: no limit. Not with --elements or --no-warmup."
+        )
+        var repetitionBudget: Double?
+
         @OptionGroup var destination: Destination
 
         @Flag(help: "Measure a debug build anyway (the results say debug).")
@@ -75,6 +81,7 @@ extension StepBench {
             c.preset = preset
             c.elements = elements
             c.repetitions = repetitions
+            c.repetitionBudget = repetitionBudget
             c.allowDebug = allowDebug
             c.warmup = !noWarmup
             c.orderSeed = orderSeed
@@ -124,6 +131,8 @@ extension StepBench {
                     for r in 0..<reps {
                         printError("— timing pass, process \(r + 1) of \(reps)\n")
                         let faults = processes.last.map(PassRequest.Fault.recorded) ?? []
+                        // the first process sizes the combinations, the others run its sizes
+                        one.sizedElements = processes.first.map { $0.rows.map(\.elements) }
                         processes.append(
                             try PassRequest(one, pass: .timing, orderSeed: seed &+ UInt64(r), faults: faults)
                                 .ask(Child.process, environment: threadCaches, watchdog: watchdog))
@@ -134,6 +143,8 @@ extension StepBench {
                     timing = try PassRequest(configuration, pass: .timing, orderSeed: seed).ask(
                         Child.process, environment: threadCaches, watchdog: watchdog)
                 }
+                // the passes after it count over the elements the timing pass sized
+                configuration.sizedElements = timing.rows.map(\.elements)
                 printError("— allocation pass (child process, thread caches off: exact counts)\n")
                 let allocations = try PassRequest(
                     configuration, pass: .allocations, orderSeed: seed, faults: PassRequest.Fault.recorded(in: timing)

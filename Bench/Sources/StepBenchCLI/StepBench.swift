@@ -93,6 +93,7 @@ public struct StepBench: ParsableCommand {
         case .threads: "--threads"
         case .elements: "--elements"
         case .repetitions: "--repetitions"
+        case .repetitionBudget: "--repetition-budget"
         case .allowDebug: "--allow-debug"
         case .output: "--output"
         }

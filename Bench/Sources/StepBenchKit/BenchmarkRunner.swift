@@ -41,19 +41,17 @@ public struct BenchmarkRunner {
         var result: [Combination] = []
         for scenario in configuration.scenarios {
             let timed = configuration.elements ?? scenario.elements(configuration.preset)
-            let elements = configuration.countsOnly ? scenario.countingElements(timed) : timed
             for threads in scenario.threadCounts(requested: configuration.threads) {
-                if scenario.isFloor {
-                    result.append(
-                        Combination(scenario: scenario, subject: .floor, threads: threads, elements: elements))
-                } else {
-                    for design in configuration.designs {
-                        result.append(
-                            Combination(
-                                scenario: scenario, subject: .design(design), threads: threads, elements: elements))
-                    }
+                for subject in scenario.isFloor ? [.floor] : configuration.designs.map(Subject.design) {
+                    result.append(Combination(scenario: scenario, subject: subject, threads: threads, elements: timed))
                 }
             }
+        }
+        if let sized = configuration.sizedElements, sized.count == result.count {
+            for i in result.indices { result[i].elements = sized[i] }
+        }
+        if configuration.countsOnly {
+            for i in result.indices { result[i].elements = result[i].scenario.countingElements(result[i].elements) }
         }
         return result
     }
@@ -86,8 +84,23 @@ public struct BenchmarkRunner {
         return blocks.map { $0.shuffled(using: &rng) }.shuffled(using: &rng).flatMap { $0 }
     }
 
+    /// The elements a repetition of a combination runs when its warm-up, `warm` elements in
+    /// `seconds`, projects a repetition of `elements` over `budget` seconds: halved until the
+    /// projection fits, at most 5 times (1/32) and to no fewer than 8; else `elements`.
+    static func sized(_ elements: Int, warm: Int, seconds: Double, budget: Double) -> Int {
+        var projected = seconds * Double(elements) / Double(max(1, warm))
+        var sized = elements
+        for _ in 0..<5 where projected > budget && sized / 2 >= 8 {
+            sized /= 2
+            projected /= 2
+        }
+        return sized
+    }
+
     public func run() -> ResultsFile {
-        let combos = combinations
+        var combos = combinations
+        let budget = configuration.effectiveRepetitionBudget
+        let sizing = configuration.sizesAtWarmup
         let blocks = blocks
         let seed = configuration.orderSeed ?? UInt64.random(in: 1...UInt64.max)
         let reps = configuration.effectiveRepetitions
@@ -117,8 +130,18 @@ public struct BenchmarkRunner {
             guard failures[i] == nil else { return }
             journal(i)
             do {
+                let begun = monotonicNanoseconds()
                 let r = try c.scenario.run(c.subject, threads: c.threads, elements: elements)
                 if record { raw[i].append(r) }
+                if !record, sizing, let budget {
+                    let seconds = Double(monotonicNanoseconds() - begun) / 1e9
+                    combos[i].elements = Self.sized(c.elements, warm: elements, seconds: seconds, budget: budget)
+                    if combos[i].elements != c.elements {
+                        progress(
+                            "\(c.label): \(combos[i].elements) elements a repetition, not \(c.elements) (its warm-up projects \(String(format: "%.2f", seconds * Double(c.elements) / Double(elements))) s, the budget is \(budget) s)"
+                        )
+                    }
+                }
             } catch {
                 failures[i] = "\(error)"
                 progress("FAILED \(c.label): \(error)")
@@ -153,7 +176,7 @@ public struct BenchmarkRunner {
                 preset: configuration.preset, repetitions: reps, warmup: configuration.warmup,
                 threads: configuration.threads, elementsOverride: configuration.elements,
                 handoff: "spin-yield (spin \(SpinWait.polls) polls, then sched_yield); waiters park",
-                orderSeed: seed),
+                orderSeed: seed, repetitionBudget: budget),
             rows: rows, peakRSSBytes: ResourceUsage.now().peakRSSBytes)
         file.catalog = .current
         file.computeRatios()

@@ -19,10 +19,30 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     /// A pass that only counts (allocations, contention) for a timing pass: each combination
     /// runs ``ScenarioKind/countingElements(_:)`` of the timing's elements.
     public var countsOnly = false
+    /// Seconds one timed repetition may take before the combination is sized down (see
+    /// ``Preset/repetitionBudget``); nil: the preset's, 0: no limit. An explicit `elements`
+    /// is never sized.
+    public var repetitionBudget: Double? = nil
+    /// Every combination's elements as a timing pass sized them (``BenchmarkRunner/combinations``
+    /// order), handed to the passes after it so that they count over the same elements (the
+    /// counting passes over ``ScenarioKind/countingElements(_:)`` of these); nil: not sized yet.
+    public var sizedElements: [Int]? = nil
 
     public init() {}
 
     public var effectiveRepetitions: Int { repetitions ?? preset.repetitions }
+
+    /// The budget the combinations are sized to, if any: none for an explicit element count, or
+    /// without a warm-up (it sizes them) unless they were sized already.
+    public var effectiveRepetitionBudget: Double? {
+        guard elements == nil, warmup || sizedElements != nil else { return nil }
+        let budget = repetitionBudget ?? preset.repetitionBudget
+        return budget.flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    /// Whether this run sizes its combinations at their warm-up: a timing run with a budget,
+    /// not sized already.
+    public var sizesAtWarmup: Bool { effectiveRepetitionBudget != nil && !countsOnly && sizedElements == nil }
 
     public func validate() throws {
         if let elements, elements <= 0 {
@@ -30,6 +50,10 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
         }
         if let repetitions, repetitions <= 0 {
             throw ConfigurationError(.repetitions, "must be a positive number, got \(repetitions)")
+        }
+        if let repetitionBudget, !(repetitionBudget >= 0) || !repetitionBudget.isFinite {
+            throw ConfigurationError(
+                .repetitionBudget, "must be 0 (no limit) or a positive number of seconds, got \(repetitionBudget)")
         }
         if MachineFingerprint.buildConfigurationOfThisBinary == "debug" && !allowDebug {
             throw ConfigurationError(
@@ -71,7 +95,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
     /// The settings of a run that can be wrong (``RunConfiguration``'s properties, and where the
     /// results go).
     public enum Setting: String, CaseIterable, Sendable {
-        case designs, scenarios, threads, elements, repetitions, allowDebug, output
+        case designs, scenarios, threads, elements, repetitions, repetitionBudget, allowDebug, output
     }
 
     public var setting: Setting

@@ -67,6 +67,7 @@ struct CommandLineTests {
     @Test(arguments: [
         ["--elements", "0"], ["--elements", "-5"], ["--repetitions", "0"], ["--threads", "0"],
         ["--threads", "1,x"], ["--threads", ""], ["--preset", "huge"], ["--design", ","],
+        ["--repetition-budget", "-1"], ["--repetition-budget", "nan"], ["--repetition-budget", "inf"],
     ])
     func test_cli_badCountsAndNamesAreRejected(arguments: [String]) {
         let m = message(["run", "--allow-debug"] + arguments)

@@ -85,6 +85,60 @@ struct PathTests {
         if !Contention.isCounting { #expect(throws: ResultsError.self) { try counting.run() } }
     }
 
+    @Test("the repetition budget: halvings to fit, at most 1/32 and 8 elements; nothing sized without a need")
+    func test_repetitionBudget_sizesByHalving() {
+        // 20,000 of 200,000 in 0.14 s projects 1.4 s: halved 3 times to 25,000 (0.175 s)
+        #expect(BenchmarkRunner.sized(200_000, warm: 20_000, seconds: 0.14, budget: 0.25) == 25_000)
+        #expect(BenchmarkRunner.sized(200_000, warm: 20_000, seconds: 0.02, budget: 0.25) == 200_000)
+        #expect(BenchmarkRunner.sized(200_000, warm: 20_000, seconds: 100, budget: 0.25) == 6_250)
+        #expect(BenchmarkRunner.sized(40, warm: 4, seconds: 100, budget: 0.25) == 10)
+        var c = RunConfiguration()
+        #expect(c.effectiveRepetitionBudget == 0.25 && c.sizesAtWarmup)
+        c.elements = 100
+        #expect(c.effectiveRepetitionBudget == nil, "an explicit element count is never sized")
+        c.elements = nil
+        c.repetitionBudget = 0
+        #expect(c.effectiveRepetitionBudget == nil)
+        c.repetitionBudget = nil
+        c.preset = .brief
+        #expect(c.effectiveRepetitionBudget == nil)
+        c.preset = .quick
+        c.warmup = false
+        #expect(!c.sizesAtWarmup, "the warm-up sizes")
+        c.repetitionBudget = -1
+        #expect(throws: ConfigurationError.self) { try c.validate() }
+    }
+
+    @Test("a run sized at its warm-up: its rows say the elements; passes after it count over those")
+    func test_repetitionBudget_sizesAtWarmupAndPassesFollow() throws {
+        var configuration = RunConfiguration()
+        configuration.designs = [.default]
+        configuration.scenarios = [.syncStep, .floorSync]
+        configuration.repetitions = 1
+        configuration.allowDebug = true
+        configuration.repetitionBudget = 1e-9  // every combination over it: sized to 1/32
+        let file = BenchmarkRunner(configuration: configuration).run()
+        let full = ScenarioKind.syncStep.elements(.quick)
+        #expect(file.rows.map(\.elements) == [full / 32, full / 32])
+        #expect(file.rows.allSatisfy { $0.status == .ok && $0.repetitions.allSatisfy { $0.elements == full / 32 } })
+        #expect(file.configuration.repetitionBudget == 1e-9)
+        configuration.sizedElements = file.rows.map(\.elements)
+        #expect(BenchmarkRunner.combinations(of: configuration).map(\.elements) == [full / 32, full / 32])
+        var allocations = configuration
+        allocations.countsOnly = true  // as a counting pass's child runs it
+        #expect(
+            BenchmarkRunner.combinations(of: allocations).map(\.elements)
+                == [
+                    ScenarioKind.syncStep.countingElements(full / 32),
+                    ScenarioKind.floorSync.countingElements(full / 32),
+                ])
+        // merged processes that sized a row differently are refused, by name
+        var other = file
+        other.rows[0].elements = full / 16
+        for r in other.rows[0].repetitions.indices { other.rows[0].repetitions[r].elements = full / 16 }
+        #expect(throws: ResultsError.self) { try ResultsFile.mergedPerProcess([file, other, file]) }
+    }
+
     @Test("a callgrind dump part: trigger, total, exclusive costs by function and address")
     func test_callgrindDump_readsAPart() throws {
         let folder = temporaryFolder()

@@ -31,6 +31,12 @@ extension ResultsFile {
             guard Set(file.rows.map(\.key)) == Set(first.rows.map(\.key)) else {
                 throw ResultsError("merge: the runs measured different combinations; merge runs of one configuration")
             }
+            for row in file.rows {
+                guard let other = first.row(row.key), other.elements != row.elements else { continue }
+                throw ResultsError(
+                    "merge: the runs ran \(row.key) over different elements (\(other.elements), \(row.elements)): each sized it to the repetition budget at its own warm-up; run them with --elements, or --repetition-budget 0"
+                )
+            }
         }
         func median(_ values: [UInt64]) -> UInt64 { UInt64(Statistics.median(values.map { Double($0) }).rounded()) }
         var merged = first

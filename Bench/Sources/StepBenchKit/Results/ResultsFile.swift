@@ -113,6 +113,10 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         public var handoff: String
         /// The seed of each round's shuffled order (stepbench/2; `stepbench run --order-seed`).
         public var orderSeed: UInt64? = nil
+        /// Seconds a repetition might take before its combination was sized down at its warm-up
+        /// (``RunConfiguration/repetitionBudget``); a sized row's `elements` says what it ran.
+        /// nil: nothing was sized (older files, explicit elements, counting passes).
+        public var repetitionBudget: Double? = nil
     }
 
     /// One (scenario, design, threads) combination: every repetition's raw values, and the
