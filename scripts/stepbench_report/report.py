@@ -25,20 +25,41 @@ def _best(results, scenario, threads, key="nsPerElement"):
     return min(rows, key=lambda r: r["summary"][key]["median"]) if rows else None
 
 
+_RANKED = {"nsPerElement": "ns_per_element", "latencyP50": "latency_p50"}
+
+
+def _rankings(results):
+    """The tool's rankings (`stepbench rank`) of each results file, by (scenario, threads,
+    metric); a later file's replace an earlier's, as its rows do."""
+    if getattr(results, "rankings", None) is None:
+        results.rankings = {}
+        for path in results.paths:
+            for r in tool.ask("rank", "--format", "json", path):
+                results.rankings[(r["scenario"], r["threads"], r["metric"])] = r
+    return results.rankings
+
+
 def _tie(results, scenario, threads, best, key="nsPerElement", among=None):
-    """' — a tie with …' when the tool's 95% interval of the next-best design (of `among`, by
-    default every row of the scenario: designs and peers alike) overlaps the best's: the best is
-    then not separated from it. Else ''."""
-    rows = [r for r in (among if among is not None else results.ok_rows(scenario))
-            if r["threads"] == threads and r["summary"].get(key) and r["design"] != best["design"]]
-    if not rows:
+    """' — a tie with …' naming the designs (of `among`, by default every row of the scenario:
+    designs and peers alike) the tool's round-by-round comparison does not separate from the
+    best (`stepbench rank`: the 95% interval of their ratio reaches 1), with the interval; ''
+    when it separates the best from all of them."""
+    ranking = _rankings(results).get((scenario, threads, _RANKED[key]))
+    if not ranking:
         return ""
-    b, runner = best["summary"][key], min(rows, key=lambda r: r["summary"][key]["median"])
-    r = runner["summary"][key]
-    if r["ciLow"] > b["ciHigh"]:
+    names = {r["design"] for r in among} if among is not None else None
+    ties = []
+    for p in ranking["pairs"]:
+        other = p["slower"] if p["faster"] == best["design"] else p["faster"] if p["slower"] == best["design"] else None
+        if other is None or p["separated"] or (names is not None and other not in names):
+            continue
+        ties.append(f"`{other}` ({p['ratio']:.2f}× [{p['ciLow']:.2f}–{p['ciHigh']:.2f}])" if p.get("ratio")
+                    else f"`{other}` ({p['rounds']} rounds: too few to tell)")
+    if not ties:
         return ""
-    return (f" — a tie with `{runner['design']}` ({_fmt_ns(r['median'])}): their 95% intervals overlap "
-            f"([{_fmt_ns(b['ciLow'])}–{_fmt_ns(b['ciHigh'])}] and [{_fmt_ns(r['ciLow'])}–{_fmt_ns(r['ciHigh'])}])")
+    shown = ties[:3] + ([f"{len(ties) - 3} more"] if len(ties) > 3 else [])
+    return (" — a tie with " + ", ".join(shown) + ": the run's rounds do not separate them "
+            "(their time over the best's, round by round, 95% interval)")
 
 
 def verdict(results):

@@ -47,6 +47,8 @@ class Results:
     path_rows: list = field(default_factory=list)
     #: `stepbench profile`'s split of each design's instructions per event (the API's part, the design's)
     cost_splits: list = field(default_factory=list)
+    #: the tool's rankings of each question (`stepbench rank`), asked for when the verdict is written
+    rankings: dict = None
 
 
     def ok_rows(self, scenario=None):

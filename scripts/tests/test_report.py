@@ -221,18 +221,28 @@ def test_the_conformance_table_beside_the_results_and_excluded_rows_are_reported
     assert "## Failed, crashed or hung" not in text
 
 
-def test_the_verdict_calls_a_tie_when_the_intervals_overlap(tmp_path):
+def test_the_verdict_calls_a_tie_where_the_tools_rounds_do_not_separate(tmp_path):
+    """The tie is the tool's (`stepbench rank`: round-by-round ratios, 95% interval), not the
+    summaries': the summaries are left as they are, only the repetitions change."""
     data = json.load(open(FIXTURE))
     rows = [r for r in data["rows"] if r["scenario"] == "sync-step" and r["status"] == "ok"]
     best = min(rows, key=lambda r: r["summary"]["nsPerElement"]["median"])
     runner = min((r for r in rows if r is not best), key=lambda r: r["summary"]["nsPerElement"]["median"])
-    path = tmp_path / "apart.json"
-    b, r = best["summary"]["nsPerElement"], runner["summary"]["nsPerElement"]
-    r["ciLow"] = b["ciHigh"] * 1.01  # separated
+    base = best["repetitions"][0]
+
+    def rounds(row, factors):
+        row["repetitions"] = [dict(base, elapsedNanoseconds=int(base["elapsedNanoseconds"] * f)) for f in factors]
+
+    path = tmp_path / "rounds.json"
+    for r in rows:  # every other design far behind, in every round
+        rounds(r, [3.0, 3.1, 2.9, 3.05])
+    rounds(best, [1.0, 1.02, 0.98, 1.01])
+    rounds(runner, [1.30, 1.33, 1.28, 1.31])  # 30% slower round by round: separated
     path.write_text(json.dumps(data))
     first = report.verdict(load([str(path)]))[0]
-    assert f"`{best['design']}`" in first and "tie" not in first
-    r["ciLow"] = b["ciHigh"] * 0.99  # overlapping
+    assert f"`{best['design']}`" in first and "tie" not in first, first
+    rounds(runner, [1.01, 1.10, 1.04, 1.00])  # within the rounds' noise: a tie
     path.write_text(json.dumps(data))
     first = report.verdict(load([str(path)]))[0]
-    assert f"a tie with `{runner['design']}`" in first and "95% intervals overlap" in first
+    assert f"a tie with `{runner['design']}` (" in first and "round by round, 95% interval" in first, first
+    assert first.count("a tie with") == 1 and " more" not in first.split("a tie with")[1]

@@ -189,3 +189,52 @@ struct InstructionComparisonTests {
         #expect(c.exactRegressions.isEmpty)
     }
 }
+
+@Suite("stepbench rank: designs of one run, round by round")
+struct RankingTests {
+    /// sync-step rows of `designs`, repetition r of each `base[r] × factor`.
+    static func file(_ rows: [(Subject, Double, [Double])]) -> ResultsFile {
+        var f = ResultsFileTests.sample()
+        let template = f.rows[1]
+        f.rows = rows.map { subject, factor, rounds in
+            var row = template
+            row.design = subject
+            row.repetitions = rounds.map { n in
+                RepetitionResult(
+                    elapsedNanoseconds: UInt64(1_000_000 * factor * n), elements: 10_000, allocations: 0,
+                    cpuNanoseconds: UInt64(1_000_000 * factor * n))
+            }
+            return row
+        }
+        return f
+    }
+
+    @Test("a design slower in every round is separated though the rounds drift by more than the gap")
+    func test_rank_pairsRounds() throws {
+        // the machine drifts ±20% between rounds; mutex is 5% slower than atomic in every one
+        let drift = [1.0, 1.2, 0.8, 1.1, 0.9]
+        let f = Self.file([("mutex", 1.05, drift), ("atomic", 1.0, drift), ("locked", 1.6, drift)])
+        let ranking = try #require(Ranking.rank(f).first { $0.metric == .nsPerElement })
+        #expect(ranking.standings.map(\.design) == ["atomic", "mutex", "locked"])
+        #expect(ranking.best == "atomic")
+        let pair = try #require(ranking.pairs.first { $0.faster == "atomic" && $0.slower == "mutex" })
+        #expect(abs(pair.ratio! - 1.05) < 0.001 && pair.ciLow! > 1 && pair.separated)
+        // their medians' own intervals overlap: a comparison of summaries would call a tie
+        #expect(ranking.standings[1].median < ranking.standings[0].median * 1.2)
+    }
+
+    @Test("a gap within the rounds' noise is a tie; fewer than three rounds separate nothing")
+    func test_rank_tiesAndTooFewRounds() throws {
+        let f = Self.file([
+            ("atomic", 1.0, [1.0, 1.1, 0.9, 1.0, 1.05]), ("mutex", 1.0, [1.02, 0.95, 1.1, 1.04, 1.0]),
+        ])
+        let ranking = try #require(Ranking.rank(f).first)
+        #expect(ranking.best == nil)
+        #expect(ranking.ties(of: ranking.standings[0].design).count == 1)
+        let two = Self.file([("atomic", 1.0, [1.0, 1.0]), ("mutex", 2.0, [1.0, 1.0])])
+        let pair = try #require(Ranking.rank(two).first?.pairs.first)
+        #expect(pair.rounds == 2 && pair.ratio == nil && !pair.separated)
+        // floors are not ranked; a scenario with one design has nothing to rank
+        #expect(Ranking.rank(Self.file([("atomic", 1.0, [1, 1, 1])])).isEmpty)
+    }
+}

@@ -52,10 +52,7 @@ extension Comparison {
         let alpha = familyWiseAlpha / Double(max(1, looks))
         let m = decided.filter { $0 }.count
         func interval(_ x: [Double], tail: Double) -> (Double, Double, Double) {
-            let n = Double(x.count), mean = x.reduce(0, +) / n
-            let sd = (x.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (n - 1)).squareRoot()
-            let h = Statistics.studentTQuantile(1 - tail, degreesOfFreedom: x.count - 1) * sd / n.squareRoot()
-            return (exp(mean), exp(mean - h), exp(mean + h))
+            Statistics.studentTInterval(ofLogs: x, tail: tail)
         }
         func p(_ x: [Double]) -> Double {  // the tail at which the interval touches 1, doubled
             var lo = log(1e-15), hi = log(0.5)

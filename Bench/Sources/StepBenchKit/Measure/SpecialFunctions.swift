@@ -48,6 +48,18 @@ extension Statistics {
         return h
     }
 
+    /// The geometric mean of `exp(logs)` and its two-sided Student-t interval, `tail` on each
+    /// side: the interval of the mean log ratio of paired samples (`paired`, `rank`). Needs two
+    /// values or more.
+    public static func studentTInterval(ofLogs logs: [Double], tail: Double) -> (
+        center: Double, low: Double, high: Double
+    ) {
+        let n = Double(logs.count), mean = logs.reduce(0, +) / n
+        let sd = (logs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (n - 1)).squareRoot()
+        let h = studentTQuantile(1 - tail, degreesOfFreedom: logs.count - 1) * sd / n.squareRoot()
+        return (exp(mean), exp(mean - h), exp(mean + h))
+    }
+
     /// The Student-t quantile with `degreesOfFreedom` (ν), by bisection on its CDF
     /// P(T ≤ t) = 1 − ½·I_{ν/(ν+t²)}(ν/2, ½) for t ≥ 0.
     public static func studentTQuantile(_ p: Double, degreesOfFreedom nu: Int) -> Double {

@@ -1,0 +1,117 @@
+import Foundation
+import StepBenchScenarios
+
+/// The designs of one run ranked on one question (`stepbench rank`): one (scenario, threads)
+/// and a timing metric, every design and peer that measured it, by median, with every pair
+/// compared round by round.
+///
+/// A run measures a scenario's designs in the same rounds, in one block, seconds apart (see
+/// ``BenchmarkRunner``), so repetition *r* of one design and repetition *r* of another saw the
+/// same machine: the log of their ratio per round cancels the drift between rounds, as
+/// `stepbench paired` does between processes. A pair's ratio is the geometric mean of its
+/// rounds' ratios, its interval the 95% Student-t interval of their mean log; the faster of two
+/// is *separated* from the slower when that interval lies wholly above 1. The best design is
+/// named only where it is separated from every other: the rest are its ties (the report says
+/// "a tie", with the interval). With fewer than three rounds in common nothing is separated.
+/// Each pair is its own 95% test (the report reads a few pairs per question, not a family).
+public struct Ranking: Codable, Equatable, Sendable {
+    public var scenario: ScenarioKind
+    public var threads: Int
+    public var metric: Metric
+    /// By median, lowest first.
+    public var standings: [Standing]
+    /// Every pair of `standings`, the faster (by median) first.
+    public var pairs: [Pair]
+
+    public struct Standing: Codable, Equatable, Sendable {
+        public var design: Subject
+        public var median: Double
+        public var repetitions: Int
+    }
+
+    public struct Pair: Codable, Equatable, Sendable {
+        public var faster: Subject
+        public var slower: Subject
+        /// Slower over faster, the geometric mean over the rounds both ran.
+        public var ratio: Double?
+        public var ciLow: Double?
+        public var ciHigh: Double?
+        public var rounds: Int
+        /// The interval lies wholly above 1: `faster` is faster.
+        public var separated: Bool
+    }
+
+    /// The two-sided level of each pair's interval.
+    public static let level = 0.95
+    /// Rounds a pair needs before it can be separated.
+    public static let minimumRounds = 3
+
+    /// The first standing, if it is separated from every other; nil when it ties with one.
+    public var best: Subject? {
+        guard let first = standings.first, ties(of: first.design).isEmpty else { return nil }
+        return first.design
+    }
+
+    /// The designs `design` is not separated from.
+    public func ties(of design: Subject) -> [Subject] {
+        pairs.compactMap { p in
+            guard !p.separated else { return nil }
+            return p.faster == design ? p.slower : p.slower == design ? p.faster : nil
+        }
+    }
+
+    /// The metrics a run is ranked on: time per element, and the latency of the hand-off.
+    public static let metrics: [Metric] = [.nsPerElement, .latencyP50]
+
+    /// Every (scenario, threads, metric) of `file` with at least two designs that measured it
+    /// (floors are not ranked), in the file's order.
+    public static func rank(_ file: ResultsFile) -> [Ranking] {
+        var result: [Ranking] = []
+        var seen = Set<String>()
+        for row in file.rows where !row.scenario.isFloor {
+            let question = "\(row.scenario.rawValue) \(row.threads)"
+            guard !seen.contains(question) else { continue }
+            seen.insert(question)
+            let rows = file.rows.filter {
+                $0.scenario == row.scenario && $0.threads == row.threads && $0.status == .ok && !$0.repetitions.isEmpty
+            }
+            for metric in metrics {
+                if let ranking = rank(rows, scenario: row.scenario, threads: row.threads, metric: metric) {
+                    result.append(ranking)
+                }
+            }
+        }
+        return result
+    }
+
+    static func rank(_ rows: [ResultsFile.Row], scenario: ScenarioKind, threads: Int, metric: Metric) -> Ranking? {
+        guard let value = Comparison.timingMetrics.first(where: { $0.0 == metric })?.1 else { return nil }
+        let measured: [(design: Subject, values: [Double])] = rows.compactMap { row in
+            let values = row.repetitions.map(value)
+            guard values.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
+            return (row.design, values.map { $0! })
+        }
+        guard measured.count >= 2 else { return nil }
+        let ordered = measured.map { ($0, Statistics.median($0.values)) }.sorted { $0.1 < $1.1 }
+        var pairs: [Pair] = []
+        for i in ordered.indices {
+            for j in ordered.indices where j > i {
+                let (fast, slow) = (ordered[i].0, ordered[j].0)
+                let logs = zip(slow.values, fast.values).map { log($0 / $1) }
+                var pair = Pair(
+                    faster: fast.design, slower: slow.design, ratio: nil, ciLow: nil, ciHigh: nil, rounds: logs.count,
+                    separated: false)
+                if logs.count >= minimumRounds {
+                    let (ratio, low, high) = Statistics.studentTInterval(ofLogs: logs, tail: (1 - level) / 2)
+                    (pair.ratio, pair.ciLow, pair.ciHigh) = (ratio, low, high)
+                    pair.separated = low > 1
+                }
+                pairs.append(pair)
+            }
+        }
+        return Ranking(
+            scenario: scenario, threads: threads, metric: metric,
+            standings: ordered.map { Standing(design: $0.0.design, median: $0.1, repetitions: $0.0.values.count) },
+            pairs: pairs)
+    }
+}
