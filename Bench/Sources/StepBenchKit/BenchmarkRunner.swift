@@ -84,8 +84,8 @@ public struct BenchmarkRunner {
         return blocks.map { $0.shuffled(using: &rng) }.shuffled(using: &rng).flatMap { $0 }
     }
 
-    /// The elements a repetition of a combination runs when its warm-up, `warm` elements in
-    /// `seconds`, projects a repetition of `elements` over `budget` seconds: halved until the
+    /// The elements a repetition of a combination runs when its timed warm-up, `warm` elements
+    /// in `seconds`, projects a repetition of `elements` over `budget` seconds: halved until the
     /// projection fits, at most 5 times (1/32) and to no fewer than 8; else `elements`.
     static func sized(_ elements: Int, warm: Int, seconds: Double, budget: Double) -> Int {
         var projected = seconds * Double(elements) / Double(max(1, warm))
@@ -117,10 +117,11 @@ public struct BenchmarkRunner {
             statuses[fault.combination] = fault.status
         }
         let started = monotonicNanoseconds()
-        let total = combos.count * (reps + (configuration.warmup ? 1 : 0))
+        let timedWarmUps = sizing ? combos.filter(\.scenario.sizesToBudget).count : 0
+        let total = combos.count * (reps + (configuration.warmup ? 1 : 0)) + timedWarmUps
         var done = 0
 
-        func step(_ i: Int, elements: Int, record: Bool, phase: String) {
+        func step(_ i: Int, elements: Int, record: Bool, phase: String, size: Bool = false) {
             done += 1
             let c = combos[i]
             let elapsed = Double(monotonicNanoseconds() - started) / 1e9
@@ -133,7 +134,7 @@ public struct BenchmarkRunner {
                 let begun = monotonicNanoseconds()
                 let r = try c.scenario.run(c.subject, threads: c.threads, elements: elements)
                 if record { raw[i].append(r) }
-                if !record, sizing, let budget {
+                if size, let budget {
                     let seconds = Double(monotonicNanoseconds() - begun) / 1e9
                     combos[i].elements = Self.sized(c.elements, warm: elements, seconds: seconds, budget: budget)
                     if combos[i].elements != c.elements {
@@ -150,7 +151,13 @@ public struct BenchmarkRunner {
 
         if configuration.warmup {
             for i in combos.indices {
-                step(i, elements: max(1, combos[i].elements / 10), record: false, phase: "warm-up")
+                // Sizing times the second half of the warm-up: the first is cold (first use of
+                // the design's code and metadata, the scenario's threads), and timed it made
+                // designs that fit look twice their cost.
+                let sizes = sizing && combos[i].scenario.sizesToBudget
+                let warm = max(1, combos[i].elements / (sizes ? 20 : 10))
+                step(i, elements: warm, record: false, phase: "warm-up")
+                if sizes { step(i, elements: warm, record: false, phase: "warm-up (timed)", size: true) }
             }
         }
         for r in 0..<reps {

@@ -79,6 +79,11 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// The scenario a floor stands for (nil for floor-pingpong and non-floors).
     public var floorOf: ScenarioKind? { Self.allCases.first { $0.floor == self } }
 
+    /// Whether a slow design's repetitions may run fewer elements (``Preset/repetitionBudget``):
+    /// not where timers set the pace (pace-jitter and its floor last as long as their timers,
+    /// whatever the design costs).
+    public var sizesToBudget: Bool { self != .paceJitter && self != .floorPace }
+
     /// Whether per-event latency is recorded.
     public var hasLatency: Bool {
         [

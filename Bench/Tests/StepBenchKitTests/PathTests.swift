@@ -113,16 +113,21 @@ struct PathTests {
     func test_repetitionBudget_sizesAtWarmupAndPassesFollow() throws {
         var configuration = RunConfiguration()
         configuration.designs = [.default]
-        configuration.scenarios = [.syncStep, .floorSync]
+        configuration.scenarios = [.syncStep, .floorSync, .paceJitter]
         configuration.repetitions = 1
         configuration.allowDebug = true
-        configuration.repetitionBudget = 1e-9  // every combination over it: sized to 1/32
+        configuration.repetitionBudget = 1e-9  // every combination over it: sized to 1/32 …
         let file = BenchmarkRunner(configuration: configuration).run()
-        let full = ScenarioKind.syncStep.elements(.quick)
-        #expect(file.rows.map(\.elements) == [full / 32, full / 32])
-        #expect(file.rows.allSatisfy { $0.status == .ok && $0.repetitions.allSatisfy { $0.elements == full / 32 } })
+        let full = ScenarioKind.syncStep.elements(.quick), paced = ScenarioKind.paceJitter.elements(.quick)
+        // … but the one its timers pace
+        #expect(file.rows.map(\.elements) == [full / 32, full / 32, paced])
+        #expect(
+            file.rows.allSatisfy { row in
+                row.status == .ok && row.repetitions.allSatisfy { $0.elements == row.elements }
+            })
         #expect(file.configuration.repetitionBudget == 1e-9)
-        configuration.sizedElements = file.rows.map(\.elements)
+        configuration.scenarios = [.syncStep, .floorSync]
+        configuration.sizedElements = Array(file.rows.map(\.elements).prefix(2))
         #expect(BenchmarkRunner.combinations(of: configuration).map(\.elements) == [full / 32, full / 32])
         var allocations = configuration
         allocations.countsOnly = true  // as a counting pass's child runs it
