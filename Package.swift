@@ -11,13 +11,21 @@ let package = Package(
     products: [
         .library(name: "Stepping", targets: ["Stepping"])
     ],
+    // StepBench's counting build (Bench/'s `Counting` trait enables it): the designs count what
+    // contention makes them do. Off by default; such a build is never timed.
+    traits: [
+        .trait(
+            name: "StepBenchCounting",
+            description: "Contention counters compiled into the designs (StepBench's counting build; never timed)")
+    ],
     dependencies: [
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0")
     ],
     targets: [
         .target(
             name: "Stepping",
-            dependencies: [.product(name: "OpenCombine", package: "OpenCombine")]
+            dependencies: [.product(name: "OpenCombine", package: "OpenCombine")],
+            swiftSettings: [.define("STEPBENCH_COUNTING", .when(traits: ["StepBenchCounting"]))]
         )
     ]
 )

@@ -115,8 +115,16 @@ let package = Package(
     name: "StepBench",
     platforms: [.macOS(.v15)],
     products: products,
+    // `swift build --traits Counting`: the counting build (scripts/lib/build-release), the
+    // library's contention counters compiled in. Only the library and what depends on it
+    // recompile, in the same build folder: the pinned dependencies are built once.
+    traits: [
+        .trait(name: "Counting", description: "The counting build: the library's contention counters compiled in")
+    ],
     dependencies: [
-        .package(name: "Stepping", path: ".."),
+        .package(
+            name: "Stepping", path: "..",
+            traits: [.defaults, .trait(name: "StepBenchCounting", condition: .when(traits: ["Counting"]))]),
         .package(name: "StepPeers", path: "../Peers"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),

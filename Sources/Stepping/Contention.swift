@@ -1,7 +1,8 @@
 import Synchronization
 
 /// What contention made the designs do, counted only in a *counting build*: one compiled with
-/// `-Xswiftc -DSTEPBENCH_COUNTING` (StepBench's scripts build it in a separate build folder).
+/// the package trait `StepBenchCounting` (defines `STEPBENCH_COUNTING`; StepBench's bench package
+/// enables it with `swift build --traits Counting`), or `-Xswiftc -DSTEPBENCH_COUNTING`.
 /// In every other build ``ContentionEvent/count()`` is empty and inlined away and no counter
 /// exists, so the build that is timed carries no counter.
 ///

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import StepBenchKit
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 extension StepBench {
     struct Run: ParsableCommand {
@@ -61,7 +61,7 @@ extension StepBench {
 
         @Option(
             help: ArgumentHelp(
-                "A counting build of stepbench (swift build -c release -Xswiftc -DSTEPBENCH_COUNTING, in a build folder of its own): after the other passes it runs the same combinations, counting what contention made each design do (exchanges lost, lock slow paths, yields, wake-ups, executor jobs per element).",
+                "A counting build of stepbench (swift build -c release --traits Counting, the binary copied aside; scripts/bench makes one): after the other passes it runs the same combinations, counting what contention made each design do (exchanges lost, lock slow paths, yields, wake-ups, executor jobs per element).",
                 valueName: "binary"))
         var countingBuild: String?
 
@@ -91,13 +91,18 @@ extension StepBench {
 
         func validate() throws {
             guard watchdog > 0 else { throw ValidationError("--watchdog must be positive, e.g. 120") }
+            guard !Contention.isCounting else {
+                throw ValidationError(
+                    "this stepbench is a counting build (its designs count contention, which costs time): it runs only the counting pass of another stepbench's run (--counting-build); time with a build made without --traits Counting"
+                )
+            }
             try StepBench.validating {
                 _ = try makeConfiguration()
                 try destination.checkWritable()
                 if let countingBuild {
                     guard FileManager.default.isExecutableFile(atPath: countingBuild) else {
                         throw ValidationError(
-                            "--counting-build: \(countingBuild) is not an executable; build one with swift build -c release -Xswiftc -DSTEPBENCH_COUNTING --scratch-path .build-counting"
+                            "--counting-build: \(countingBuild) is not an executable; build one with swift build -c release --product stepbench --package-path Bench --traits Counting and copy its binary aside (scripts/bench does)"
                         )
                     }
                     guard pass == .both else {

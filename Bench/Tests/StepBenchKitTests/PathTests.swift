@@ -85,6 +85,22 @@ struct PathTests {
         if !Contention.isCounting { #expect(throws: ResultsError.self) { try counting.run() } }
     }
 
+    @Test("paths whose counts follow the schedule are driven at the request's inexact counts; older requests read")
+    func test_pathRequest_inexactPathsAtTheirOwnCounts() throws {
+        let scheduled = try #require(SteppingDesign.described.first { $0.traits.countsFollowTheSchedule })
+        let request = PathRequest(
+            subject: .design(scheduled), paths: [.syncMore, .stalePromise], events: [200, 600],
+            inexactEvents: [50, 150])
+        #expect(request.events(of: .syncMore) == [50, 150] && request.events(of: .stalePromise) == [200, 600])
+        #expect(request.windows.map(\.events) == [50, 150, 200, 600])
+        let exact = PathRequest(
+            subject: .design(.default), paths: [.syncMore], events: [200, 600], inexactEvents: [50, 150])
+        #expect(exact.events(of: .syncMore) == [200, 600])
+        let older = #"{"subject":"floor-step","paths":["sync-more"],"events":[200,600]}"#
+        let decoded = try JSONDecoder().decode(PathRequest.self, from: Data(older.utf8))
+        #expect(decoded.inexactEvents == nil && decoded.events(of: .syncMore) == [200, 600])
+    }
+
     @Test("the repetition budget: halvings to fit, at most 1/32 and 8 elements; nothing sized without a need")
     func test_repetitionBudget_sizesByHalving() {
         // 20,000 of 200,000 in 0.14 s projects 1.4 s: halved 3 times to 25,000 (0.175 s)

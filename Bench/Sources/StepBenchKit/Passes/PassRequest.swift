@@ -9,7 +9,7 @@ import Synchronization
 /// - `timing`: this binary in a process of its own, with the allocator as users run it.
 /// - `allocations`: exact allocation counts (jemalloc's thread caches off, its built-in setting).
 /// - `counting`: a counting build of stepbench (`Contention.isCounting`; built with
-///   `-Xswiftc -DSTEPBENCH_COUNTING`), each repetition recording what contention made the designs
+///   the bench package's `Counting` trait), each repetition recording what contention made the designs
 ///   do (``RepetitionResult/contention``) over ``ScenarioKind/countingElements(_:)``. Its timing
 ///   is not used: the counters cost a little.
 ///
@@ -74,7 +74,7 @@ public struct PassRequest: Codable, Equatable, Sendable {
     public func run() throws -> ResultsFile {
         guard pass != .counting || Contention.isCounting else {
             throw ResultsError(
-                "counting pass: this stepbench does not count contention; give the path of a counting build (one compiled with STEPBENCH_COUNTING defined, in a build folder of its own)"
+                "counting pass: this stepbench does not count contention; give the path of a counting build (swift build -c release --product stepbench --package-path Bench --traits Counting, then a copy of its binary)"
             )
         }
         var configuration = configuration

@@ -10,7 +10,10 @@ import Stepping
 /// One child process per design and tool (`stepbench child`, a ``PathRequest`` on stdin) drives
 /// every path at `eventsLow` and `eventsHigh` events, one window each; per event is the
 /// difference of the two windows over the difference of their events, so set-up and the first
-/// use of anything cancel out. Each window is a callgrind dump part of its own, labelled; the
+/// use of anything cancel out. A path whose counts follow the schedule for the design (not
+/// exact: ``StepPath/countsAreExact(for:)``) is driven at a quarter of those events: its count is
+/// shown, not held, and an asynchronous design's hand-offs under callgrind made its windows most
+/// of the profile's time. Each window is a callgrind dump part of its own, labelled; the
 /// profiler checks that the child wrote exactly the windows it asked for, each once.
 public struct PathProfiler {
     public var valgrind = "valgrind"
@@ -30,7 +33,9 @@ public struct PathProfiler {
         var synchronising = SynchronisingInstructions()
         var rows: [ResultsFile.PathRow] = []
         let requests = ([.floor, .floorStep] + designs.map(Subject.design)).map {
-            PathRequest(subject: $0, paths: paths, events: [eventsLow, eventsHigh])
+            PathRequest(
+                subject: $0, paths: paths, events: [eventsLow, eventsHigh],
+                inexactEvents: [eventsLow / 4, eventsHigh / 4])
         }.filter { !$0.windows.isEmpty }
         // The children, one subject per core at a time: each child's counts are its own (one
         // process, its own hash seeds and arguments), whatever runs beside it.
@@ -51,6 +56,8 @@ public struct PathProfiler {
             let subject = request.subject
             let dumps = try windows(of: request, in: CallgrindDump.parts(of: output))
             for path in paths where path.isDefined(for: subject) {
+                let events = request.events(of: path)
+                let (eventsLow, eventsHigh) = (events[0], events[1])
                 let low = dumps[request.label(path, eventsLow)]!, high = dumps[request.label(path, eventsHigh)]!
                 let span = Double(eventsHigh - eventsLow)
                 func perEvent(_ a: UInt64, _ b: UInt64) -> Double { (Double(b) - Double(a)) / span }

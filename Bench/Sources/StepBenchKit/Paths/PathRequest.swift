@@ -10,11 +10,20 @@ public struct PathRequest: Codable, Equatable, Sendable {
     public var subject: Subject
     public var paths: [StepPath]
     public var events: [Int]
+    /// The counts of a path whose counts are not exact for `subject` (they follow the schedule,
+    /// ``StepPath/countsAreExact(for:)``); nil: `events`.
+    public var inexactEvents: [Int]? = nil
 
-    public init(subject: Subject, paths: [StepPath], events: [Int]) {
+    public init(subject: Subject, paths: [StepPath], events: [Int], inexactEvents: [Int]? = nil) {
         self.subject = subject
         self.paths = paths
         self.events = events
+        self.inexactEvents = inexactEvents
+    }
+
+    /// The counts `path` is driven at.
+    public func events(of path: StepPath) -> [Int] {
+        path.countsAreExact(for: subject) ? events : inexactEvents ?? events
     }
 
     /// A request names a subject the child can drive: a design it does not know is an error,
@@ -30,12 +39,13 @@ public struct PathRequest: Codable, Equatable, Sendable {
         }
         paths = try c.decode([StepPath].self, forKey: .paths)
         events = try c.decode([Int].self, forKey: .events)
+        inexactEvents = try c.decodeIfPresent([Int].self, forKey: .inexactEvents)
     }
 
     /// The windows this request opens, in order: the paths `design` has, each count.
     public var windows: [PathResponse.Window] {
         paths.filter { $0.isDefined(for: subject) }.flatMap { path in
-            events.map { PathResponse.Window(path: path, events: $0, label: label(path, $0), allocations: 0) }
+            events(of: path).map { PathResponse.Window(path: path, events: $0, label: label(path, $0), allocations: 0) }
         }
     }
 
@@ -50,7 +60,7 @@ public struct PathRequest: Codable, Equatable, Sendable {
         ThreadedProcess.ensure()
         var windows = self.windows
         for path in paths where path.isDefined(for: subject) {  // warm-ups, outside any window
-            _ = try path.drive(subject, events: events.min() ?? 1, label: nil)
+            _ = try path.drive(subject, events: events(of: path).min() ?? 1, label: nil)
         }
         for i in windows.indices {
             windows[i].allocations = try windows[i].path.drive(
