@@ -11,7 +11,7 @@ import Stepping
 /// every path at `eventsLow` and `eventsHigh` events, one window each; per event is the
 /// difference of the two windows over the difference of their events, so set-up and the first
 /// use of anything cancel out. A path whose counts follow the schedule for the design (not
-/// exact: ``StepPath/countsAreExact(for:)``) is driven at a quarter of those events: its count is
+/// exact: ``StepPath/countsAreExact(for:)``) is driven at an eighth of those events: its count is
 /// shown, not held, and an asynchronous design's hand-offs under callgrind made its windows most
 /// of the profile's time. Each window is a callgrind dump part of its own, labelled; the
 /// profiler checks that the child wrote exactly the windows it asked for, each once.
@@ -35,7 +35,7 @@ public struct PathProfiler {
         let requests = ([.floor, .floorStep] + designs.map(Subject.design)).map {
             PathRequest(
                 subject: $0, paths: paths, events: [eventsLow, eventsHigh],
-                inexactEvents: [eventsLow / 4, eventsHigh / 4])
+                inexactEvents: [eventsLow / 8, eventsHigh / 8])
         }.filter { !$0.windows.isEmpty }
         // The children, one subject per core at a time: each child's counts are its own (one
         // process, its own hash seeds and arguments), whatever runs beside it.
@@ -50,11 +50,20 @@ public struct PathProfiler {
             let allocations = try run(child, request, callgrindOutput: nil)
             let output = work.appendingPathComponent("paths.\(subject)")
             _ = try run(child, request, callgrindOutput: output)
-            return (allocations, output)
-        }
-        for (request, (allocations, output)) in zip(requests, measured) {
-            let subject = request.subject
+            // read here, beside the next child's run: reading every dump after the last child
+            // made the profile's tail (tens of seconds with the peers)
+            let started = monotonicNanoseconds()
             let dumps = try windows(of: request, in: CallgrindDump.parts(of: output))
+            progressLock.withLock {
+                progress(
+                    "read the callgrind dumps of \(subject) in \(String(format: "%.1f", Double(monotonicNanoseconds() - started) / 1e9)) s"
+                )
+            }
+            return (allocations, dumps)
+        }
+        try synchronising.prepare(for: measured.flatMap(\.1.values))
+        for (request, (allocations, dumps)) in zip(requests, measured) {
+            let subject = request.subject
             for path in paths where path.isDefined(for: subject) {
                 let events = request.events(of: path)
                 let (eventsLow, eventsHigh) = (events[0], events[1])

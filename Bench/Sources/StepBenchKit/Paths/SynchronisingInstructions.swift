@@ -8,9 +8,23 @@ import Foundation
 struct SynchronisingInstructions {
     private var cache: [String: Set<UInt64>] = [:]
 
+    /// Disassembles every object of `dumps` not disassembled yet, one per core at a time (a
+    /// second each for the runtime's libraries, a dozen of them: one after the other they were
+    /// the profile's last quarter-minute).
+    mutating func prepare(for dumps: [CallgrindDump]) throws {
+        let objects = Array(Set(dumps.flatMap(\.addresses.keys))).filter { cache[$0] == nil }.sorted()
+        for (object, found) in zip(objects, try parallelMap(objects, Self.disassemble)) { cache[object] = found }
+    }
+
     /// The addresses in `object` (a path callgrind names); empty for an object objdump cannot read.
     mutating func addresses(in object: String) throws -> Set<UInt64> {
         if let known = cache[object] { return known }
+        let found = try Self.disassemble(object)
+        cache[object] = found
+        return found
+    }
+
+    static func disassemble(_ object: String) throws -> Set<UInt64> {
         var found = Set<UInt64>()
         if FileManager.default.fileExists(atPath: object) {
             // grep keeps the candidates only: a runtime library disassembles to hundreds of MB.
@@ -29,7 +43,6 @@ struct SynchronisingInstructions {
                 found.insert(address)
             }
         }
-        cache[object] = found
         return found
     }
 
