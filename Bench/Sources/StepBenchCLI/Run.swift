@@ -32,7 +32,7 @@ extension StepBench {
 
         @Option(
             help:
-                "Seconds one repetition of a combination may take: a slower one, timed at its warm-up, runs a power-of-two fraction of the elements (its row says how many). Default from the preset (quick 0.25, full 1, brief none); 0: no limit. Not with --elements or --no-warmup."
+                "Seconds one repetition of a combination may take: a slower one, timed at its warm-up, runs a power-of-two fraction of the elements (its row says how many). Default from the preset (quick 0.2, full 1, brief none); 0: no limit. Not with --elements or --no-warmup."
         )
         var repetitionBudget: Double?
 

@@ -19,7 +19,7 @@ public enum Preset: String, CaseIterable, Sendable, Codable {
     /// counts) is never sized.
     public var repetitionBudget: Double? {
         switch self {
-        case .quick: 0.25
+        case .quick: 0.2
         case .full: 1.0
         case .brief: nil
         }

@@ -125,7 +125,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
             case .staleStorm: 100_000
             case .cancelRace: 300
             case .fanOut: 100_000
-            case .paceJitter: 200
+            case .paceJitter: 100  // 1 ms apart: 0.1 s a repetition, whatever the design
             case .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace:
                 preconditionFailure("a floor does its scenario's work")
             }

@@ -109,7 +109,7 @@ struct PathTests {
         #expect(BenchmarkRunner.sized(200_000, warm: 20_000, seconds: 100, budget: 0.25) == 6_250)
         #expect(BenchmarkRunner.sized(40, warm: 4, seconds: 100, budget: 0.25) == 10)
         var c = RunConfiguration()
-        #expect(c.effectiveRepetitionBudget == 0.25 && c.sizesAtWarmup)
+        #expect(c.effectiveRepetitionBudget == 0.2 && c.sizesAtWarmup)
         c.elements = 100
         #expect(c.effectiveRepetitionBudget == nil, "an explicit element count is never sized")
         c.elements = nil
