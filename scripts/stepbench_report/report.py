@@ -48,18 +48,24 @@ def _tie(results, scenario, threads, best, key="nsPerElement", among=None):
     if not ranking:
         return ""
     names = {r["design"] for r in among} if among is not None else None
-    ties = []
+    ties, ahead = [], []
     for p in ranking["pairs"]:
         other = p["slower"] if p["faster"] == best["design"] else p["faster"] if p["slower"] == best["design"] else None
         if other is None or p["separated"] or (names is not None and other not in names):
             continue
-        ties.append(f"`{other}` ({p['ratio']:.2f}× [{p['ciLow']:.2f}–{p['ciHigh']:.2f}])" if p.get("ratio")
-                    else f"`{other}` ({p['rounds']} rounds: too few to tell)")
-    if not ties:
-        return ""
-    shown = ties[:3] + ([f"{len(ties) - 3} more"] if len(ties) > 3 else [])
-    return (" — a tie with " + ", ".join(shown) + ": the run's rounds do not separate them "
-            "(their time over the best's, round by round, 95% interval)")
+        text = (f"`{other}` ({p['ratio']:.2f}× [{p['ciLow']:.2f}–{p['ciHigh']:.2f}])" if p.get("ratio")
+                else f"`{other}` ({p['rounds']} rounds: too few to tell)")
+        (ahead if p.get("reversed") and p["faster"] == best["design"] else ties).append(text)
+    out = ""
+    if ties:
+        shown = ties[:3] + ([f"{len(ties) - 3} more"] if len(ties) > 3 else [])
+        out += (" — a tie with " + ", ".join(shown) + ": the run's rounds do not separate them "
+                "(their time over the best's, round by round, 95% interval)")
+    if ahead:
+        out += (" — but round by round " + ", ".join(ahead) + (" is" if len(ahead) == 1 else " are")
+                + " faster (the interval of its time over the best's lies below 1: a bimodal timing puts the medians "
+                "and the rounds at odds)")
+    return out
 
 
 def verdict(results):

@@ -32,9 +32,13 @@ extension StepBench {
             for r in rankings {
                 guard let first = r.standings.first else { continue }
                 let ties = r.ties(of: first.design)
+                let ahead = r.pairs.filter { $0.faster == first.design && $0.reversed }.map(\.slower.name)
                 let head =
-                    ties.isEmpty
-                    ? "\(first.design) best" : "\(first.design) ties \(ties.map(\.name).joined(separator: ", "))"
+                    (r.best != nil
+                        ? "\(first.design) best"
+                        : ties.isEmpty
+                            ? "\(first.design)" : "\(first.design) ties \(ties.map(\.name).joined(separator: ", "))")
+                    + (ahead.isEmpty ? "" : ", but \(ahead.joined(separator: ", ")) faster round by round")
                 let others = r.pairs.filter { $0.faster == first.design }.map { p in
                     guard let ratio = p.ratio, let low = p.ciLow, let high = p.ciHigh else {
                         return "\(p.slower) (\(p.rounds) rounds: too few)"

@@ -238,3 +238,19 @@ struct RankingTests {
         #expect(Ranking.rank(Self.file([("atomic", 1.0, [1, 1, 1])])).isEmpty)
     }
 }
+
+extension RankingTests {
+    @Test("a design slower by median but faster round by round is no tie: the pair is reversed, and no best is named")
+    func test_rank_reversedPair() throws {
+        // mutex's median is 1% above atomic's, but in four rounds of nine it takes half the time
+        let f = Self.file([
+            ("atomic", 1.0, Array(repeating: 1.0, count: 9)),
+            ("mutex", 1.0, Array(repeating: 1.01, count: 5) + Array(repeating: 0.5, count: 4)),
+        ])
+        let ranking = try #require(Ranking.rank(f).first { $0.metric == .nsPerElement })
+        #expect(ranking.standings.map(\.design) == ["atomic", "mutex"])
+        let pair = try #require(ranking.pairs.first)
+        #expect(pair.reversed && !pair.separated && pair.ciHigh! < 1)
+        #expect(ranking.best == nil && ranking.ties(of: "atomic").isEmpty)
+    }
+}

@@ -10,9 +10,10 @@ import StepBenchScenarios
 /// same machine: the log of their ratio per round cancels the drift between rounds, as
 /// `stepbench paired` does between processes. A pair's ratio is the geometric mean of its
 /// rounds' ratios, its interval the 95% Student-t interval of their mean log; the faster of two
-/// is *separated* from the slower when that interval lies wholly above 1. The best design is
-/// named only where it is separated from every other: the rest are its ties (the report says
-/// "a tie", with the interval). With fewer than three rounds in common nothing is separated.
+/// is *separated* from the slower when that interval lies wholly above 1 (and the pair is
+/// *reversed* when it lies wholly below: the slower by median is faster round by round). The
+/// best design is named only where it is separated from every other: the rest are its ties
+/// (the report says "a tie", with the interval) or faster round by round (the report says so). With fewer than three rounds in common nothing is separated.
 /// Each pair is its own 95% test (the report reads a few pairs per question, not a family).
 public struct Ranking: Codable, Equatable, Sendable {
     public var scenario: ScenarioKind
@@ -39,6 +40,9 @@ public struct Ranking: Codable, Equatable, Sendable {
         public var rounds: Int
         /// The interval lies wholly above 1: `faster` is faster.
         public var separated: Bool
+        /// The interval lies wholly below 1: `slower` (by median) is faster round by round (a
+        /// bimodal timing can put the medians and the rounds at odds).
+        public var reversed: Bool = false
     }
 
     /// The two-sided level of each pair's interval.
@@ -46,16 +50,19 @@ public struct Ranking: Codable, Equatable, Sendable {
     /// Rounds a pair needs before it can be separated.
     public static let minimumRounds = 3
 
-    /// The first standing, if it is separated from every other; nil when it ties with one.
+    /// The first standing, if it is separated from every other; nil when it ties with one (or
+    /// one is faster round by round).
     public var best: Subject? {
-        guard let first = standings.first, ties(of: first.design).isEmpty else { return nil }
+        guard let first = standings.first,
+            !pairs.contains(where: { $0.faster == first.design && !$0.separated })
+        else { return nil }
         return first.design
     }
 
-    /// The designs `design` is not separated from.
+    /// The designs `design` is not separated from either way.
     public func ties(of design: Subject) -> [Subject] {
         pairs.compactMap { p in
-            guard !p.separated else { return nil }
+            guard !p.separated, !p.reversed else { return nil }
             return p.faster == design ? p.slower : p.slower == design ? p.faster : nil
         }
     }
@@ -104,7 +111,7 @@ public struct Ranking: Codable, Equatable, Sendable {
                 if logs.count >= minimumRounds {
                     let (ratio, low, high) = Statistics.studentTInterval(ofLogs: logs, tail: (1 - level) / 2)
                     (pair.ratio, pair.ciLow, pair.ciHigh) = (ratio, low, high)
-                    pair.separated = low > 1
+                    (pair.separated, pair.reversed) = (low > 1, high < 1)
                 }
                 pairs.append(pair)
             }
