@@ -54,24 +54,18 @@ extension Comparison {
         func interval(_ x: [Double], tail: Double) -> (Double, Double, Double) {
             Statistics.studentTInterval(ofLogs: x, tail: tail)
         }
-        func p(_ x: [Double]) -> Double {  // the tail at which the interval touches 1, doubled
-            var lo = log(1e-15), hi = log(0.5)
-            if interval(x, tail: 0.5 - 1e-9).1 <= 1 && interval(x, tail: 0.5 - 1e-9).2 >= 1 { return 1 }
-            for _ in 0..<50 {
-                let mid = (lo + hi) / 2
-                let (_, l, h) = interval(x, tail: exp(mid))
-                if l > 1 || h < 1 { hi = mid } else { lo = mid }
+        func p(_ x: [Double]) -> Double {
+            Statistics.pValue { tail in
+                let (_, low, high) = interval(x, tail: tail)
+                return (low, high)
             }
-            return 2 * exp(hi)
         }
-        let order = rows.indices.filter { decided[$0] }.map { ($0, p(logs[$0])) }.sorted { $0.1 < $1.1 }
+        let family = rows.indices.filter { decided[$0] }
+        let familyP = family.map { p(logs[$0]) }
         var tails = [Double](repeating: alpha / Double(max(1, m)) / 2, count: rows.count)
         var pValues = [Double?](repeating: nil, count: rows.count)
-        for (k, (i, pValue)) in order.enumerated() {
-            pValues[i] = pValue
-            let tail = alpha / Double(m - k) / 2
-            if pValue > 2 * tail { break }
-            tails[i] = tail
+        for (i, (tail, pValue)) in zip(family, zip(Statistics.holmTails(familyP, alpha: alpha), familyP)) {
+            (tails[i], pValues[i]) = (tail, pValue)
         }
         for i in rows.indices {
             let (ratio, low, high) = interval(logs[i], tail: tails[i])
@@ -80,9 +74,8 @@ extension Comparison {
             (rows[i].ciLow, rows[i].ciHigh) = (low95, high95)
             (rows[i].decisionLow, rows[i].decisionHigh) = (low, high)
             rows[i].pValue = pValues[i]
-            let d = log(ratio), h = max(log(high) - d, d - log(low))
-            let sigma = max(log(high95) - d, d - log(low95)) / Statistics.normalQuantile(0.975)
-            rows[i].detectableEffect = max(minEffect, exp(h + Statistics.normalQuantile(0.8) * sigma) - 1)
+            rows[i].detectableEffect = Statistics.detectableEffect(
+                ratio: ratio, decision: (low, high), ninetyFive: (low95, high95), minEffect: minEffect)
             if decided[i] { rows[i].verdict = verdict(low: low, high: high, minEffect: minEffect) }
         }
         return Comparison(

@@ -72,13 +72,10 @@ extension Comparison {
             }
             rows[c.index] = r
         }
-        // Holm's step-down over the family, smallest p-value first.
-        let ordered = family.map { ($0, evidence($0).pValue()) }.sorted { $0.1 < $1.1 }
-        var stopped = false
-        for (k, (candidate, p)) in ordered.enumerated() {
-            let tail = stopped ? bonferroni : decisionTail(comparisons: m - k)
-            if !stopped && p > 2 * tail { stopped = true }
-            fill(candidate, tail: stopped ? bonferroni : tail, decided: true, pValue: p)
+        // Holm's step-down over the family (``Statistics/holmTails(_:alpha:)``).
+        let pValues = family.map { evidence($0).pValue() }
+        for (c, (tail, p)) in zip(family, zip(Statistics.holmTails(pValues, alpha: familyWiseAlpha), pValues)) {
+            fill(c, tail: tail, decided: true, pValue: p)
         }
         for c in candidates where !c.decided {
             fill(c, tail: bonferroni, decided: false, pValue: nil)
@@ -135,29 +132,12 @@ struct TimingEvidence {
         return (exp(d - (down * down + w * w).squareRoot()), exp(d + (up * up + w * w).squareRoot()))
     }
 
-    /// The two-sided p-value of "no change": twice the largest tail at which the interval still
-    /// holds 1 (bisection in log space; the interval narrows as the tail grows).
-    func pValue() -> Double {
-        func excludesOne(_ tail: Double) -> Bool {
-            let (low, high) = interval(tail: tail)
-            return low > 1 || high < 1
-        }
-        guard excludesOne(0.5 - 1e-9) else { return 1 }
-        var lo = log(1e-15), hi = log(0.5 - 1e-9)  // excludes at hi; below lo counts as 0
-        if excludesOne(exp(lo)) { return 2 * exp(lo) }
-        for _ in 0..<40 {
-            let mid = (lo + hi) / 2
-            if excludesOne(exp(mid)) { hi = mid } else { lo = mid }
-        }
-        return 2 * exp(hi)
-    }
+    /// The two-sided p-value of "no change" (``Statistics/pValue(interval:)``).
+    func pValue() -> Double { Statistics.pValue(interval: interval(tail:)) }
 
     /// The slowdown the decision interval would call a regression with 80% power (see
     /// ``Comparison``), as a fraction, never below `minEffect`.
     func detectableEffect(decision: (Double, Double), ninetyFive: (Double, Double), minEffect: Double) -> Double {
-        let d = log(ratio)
-        let h = max(log(decision.1) - d, d - log(decision.0))
-        let sigma = max(log(ninetyFive.1) - d, d - log(ninetyFive.0)) / Statistics.normalQuantile(0.975)
-        return max(minEffect, exp(h + Statistics.normalQuantile(0.8) * sigma) - 1)
+        Statistics.detectableEffect(ratio: ratio, decision: decision, ninetyFive: ninetyFive, minEffect: minEffect)
     }
 }

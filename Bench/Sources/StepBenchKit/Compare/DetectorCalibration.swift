@@ -177,12 +177,10 @@ public struct DetectorCalibration: Codable, Equatable, Sendable {
         var runs: Int? = nil
         if profile.method != .interleavedProcesses {
             let drawn = (0..<profile.runs).map { _ in MedianBootstrap(sample(entry, factor: 1, rng: &rng)) }
-            let medians = drawn.map { log($0.median) }
-            let mean = medians.reduce(0, +) / Double(medians.count)
-            let between2 = medians.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(medians.count - 1)
-            let sampling2 =
-                drawn.map { $0.logStandardDeviation * $0.logStandardDeviation }.reduce(0, +) / Double(drawn.count)
-            drift = max(0, between2 - sampling2).squareRoot()
+            drift =
+                Statistics.driftEstimate(
+                    logMedians: drawn.map { log($0.median) }, logStandardDeviations: drawn.map(\.logStandardDeviation)
+                ).driftSD
             runs = profile.runs
         }
         let a = sample(entry, factor: 1, rng: &rng)

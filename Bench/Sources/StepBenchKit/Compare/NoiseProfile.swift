@@ -82,7 +82,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         var entries: [Entry] = []
         for row in runs[0].rows where row.status == .ok {
             for (metric, _) in Comparison.timingSamples(row, in: runs[0]) {
-                var logMedians: [Double] = [], samplingVariances: [Double] = [], residuals: [Double] = []
+                var logMedians: [Double] = [], logSDs: [Double] = [], residuals: [Double] = []
                 var repetitions = 0
                 for run in runs {
                     guard let other = run.row(row.key), other.status == .ok,
@@ -96,19 +96,16 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                     }
                     let logMedian = log(Statistics.median(samples))
                     logMedians.append(logMedian)
-                    samplingVariances.append(pow(MedianBootstrap(samples).logStandardDeviation, 2))
+                    logSDs.append(MedianBootstrap(samples).logStandardDeviation)
                     residuals += samples.map { log($0) - logMedian }
                     repetitions = samples.count
                 }
-                let mean = logMedians.reduce(0, +) / Double(logMedians.count)
-                let between = (logMedians.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(logMedians.count - 1))
-                    .squareRoot()
-                let sampling = (samplingVariances.reduce(0, +) / Double(samplingVariances.count)).squareRoot()
+                let (between, sampling, drift) = Statistics.driftEstimate(
+                    logMedians: logMedians, logStandardDeviations: logSDs)
                 entries.append(
                     Entry(
                         scenario: row.scenario, design: row.design, threads: row.threads, metric: metric,
-                        repetitions: repetitions, samplingSD: sampling, betweenSD: between,
-                        driftSD: max(0, between * between - sampling * sampling).squareRoot(),
+                        repetitions: repetitions, samplingSD: sampling, betweenSD: between, driftSD: drift,
                         residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
             }
         }
