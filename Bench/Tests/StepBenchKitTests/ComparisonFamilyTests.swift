@@ -102,6 +102,25 @@ struct ComparisonFamilyTests {
         }
     }
 
+    @Test("paired: every decided row has its p-value, also after Holm's first non-rejection")
+    func test_paired_everyDecidedRowHasItsPValue() throws {
+        // Unchanged builds: Holm cannot reject the first row. Its copy in paired stopped there
+        // and left the other decided rows without a p-value (seen on committed files).
+        func two(_ atomic: Double, _ locked: Double) -> ResultsFile {
+            var f = Self.paired(scale: atomic)
+            var other = Self.paired(scale: locked).rows[0]
+            other.design = "locked"
+            f.rows.append(other)
+            return f
+        }
+        let a = [two(1, 1), two(1, 1), two(1, 1)]
+        let b = [two(1.01, 0.99), two(0.99, 1.02), two(1.02, 1.01)]
+        let c = try Comparison.paired(a: a, b: b)
+        let decided = c.rows.filter { $0.verdict != .information }
+        #expect(decided.count >= 2)
+        #expect(decided.allSatisfy { $0.pValue != nil }, "\(decided.map { ($0.design, $0.pValue as Any) })")
+    }
+
     @Test func test_compare_contentionCountsOnOneThreadAreExact() {
         func counted(_ failures: UInt64) -> ResultsFile {
             var f = ComparisonTests.file(scale: 1)
