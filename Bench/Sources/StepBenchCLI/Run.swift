@@ -127,7 +127,7 @@ extension StepBench {
             case .both:
                 let seed = configuration.orderSeed ?? UInt64.random(in: 1...UInt64.max)
                 let reps = configuration.effectiveRepetitions
-                let threadCaches = ["MALLOC_CONF": "tcache:true"]  // jemalloc's default: as users run it
+                let threadCaches = Measuring.time.environment
                 var timing: ResultsFile
                 if fork {
                     var one = configuration
@@ -153,7 +153,7 @@ extension StepBench {
                 printError("— allocation pass (child process, thread caches off: exact counts)\n")
                 let allocations = try PassRequest(
                     configuration, pass: .allocations, orderSeed: seed, faults: PassRequest.Fault.recorded(in: timing)
-                ).ask(Child.process, watchdog: watchdog)
+                ).ask(Child.process, environment: Measuring.counts.environment, watchdog: watchdog)
                 var combined = try RunPasses.combine(timing: timing, allocations: allocations)
                 if let countingBuild {
                     printError("— counting pass (\(countingBuild), a counting build: contention per element)\n")
@@ -163,7 +163,8 @@ extension StepBench {
                     combined = try RunPasses.combine(
                         combined,
                         counting: request.ask(
-                            Child.process.running(URL(fileURLWithPath: countingBuild)), watchdog: watchdog))
+                            Child.process.running(URL(fileURLWithPath: countingBuild)),
+                            environment: Measuring.counts.environment, watchdog: watchdog))
                 }
                 file = combined
             }

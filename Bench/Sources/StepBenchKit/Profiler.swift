@@ -99,20 +99,13 @@ public struct Profiler {
         for (target, (low, high)) in zip(targets, counts) {
             let (elementsLow, elementsHigh) = elements(of: target.subject)
             let span = Double(elementsHigh - elementsLow)
-            let perFunction = high.functions.map { function, cost in
-                (function, (Double(cost) - Double(low.functions[function] ?? 0)) / span)
-            }
-            let top = perFunction.filter { $0.1 >= 0.5 }
-                .sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }  // ties by name: the same order every run
-                .prefix(Self.functionsKept)
             rows.append(
                 .init(
                     scenario: target.scenario, design: target.subject, elementsLow: elementsLow,
                     elementsHigh: elementsHigh, instructionsLow: low.total, instructionsHigh: high.total,
                     instructionsPerElement: Double(high.total - low.total) / span,
-                    topFunctions: top.map {
-                        .init(function: Demangler.readable($0.0), instructionsPerElement: $0.1)
-                    },
+                    topFunctions: ResultsFile.FunctionCost.top(
+                        low.functions, high.functions, span: span, keeping: Self.functionsKept),
                     collection: .measuredWindow))
         }
         return rows
@@ -151,9 +144,7 @@ public struct Profiler {
 
     @discardableResult
     private func run(_ command: String, _ arguments: [String], input: Data? = nil) throws -> String {
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"  // the same hash seeds, so the same instructions
-        environment["MALLOC_CONF"] = "tcache:true"  // the allocator as users run it, as the timing pass does
+        let environment = ProcessInfo.processInfo.environment.merging(Measuring.instructions.environment) { $1 }
         let result: Subprocess.Result
         do { result = try Subprocess.run(command, arguments, environment: environment, input: input) } catch {
             throw ScenarioFailure(

@@ -34,3 +34,26 @@ public struct ChildProcess: Equatable, Sendable {
         return (valgrind, tool + [executable.path] + arguments)
     }
 }
+
+/// What a measuring child measures, and so the environment it is started with: written once,
+/// for every pass, profile and path run (with ``ChildGuard/environment``, which every launcher
+/// adds).
+public enum Measuring: Sendable {
+    /// Time, with the allocator as users run it: jemalloc's thread caches on (its default).
+    case time
+    /// Exact counts (allocations, contention): the thread caches off, so that every allocation
+    /// reaches jemalloc's counters; the same hash seeds in every run.
+    case counts
+    /// Exact instructions under callgrind: the allocator as timed, the same hash seeds in every
+    /// run (so two profiles of one build count the same instructions).
+    case instructions
+
+    /// The variables to add to this process's environment.
+    public var environment: [String: String] {
+        switch self {
+        case .time: ["MALLOC_CONF": "tcache:true"]
+        case .counts: ["MALLOC_CONF": "tcache:false", "SWIFT_DETERMINISTIC_HASHING": "1"]
+        case .instructions: ["MALLOC_CONF": "tcache:true", "SWIFT_DETERMINISTIC_HASHING": "1"]
+        }
+    }
+}

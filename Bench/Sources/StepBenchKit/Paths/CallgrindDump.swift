@@ -64,3 +64,22 @@ struct CallgrindDumpError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = "callgrind output: " + description }
 }
+
+extension ResultsFile.FunctionCost {
+    /// The functions that cost at least half an instruction per event (or element) between two
+    /// windows' exclusive counts, most expensive first (ties by name, so every run lists them
+    /// alike), at most `kept`: a profile's and a path's top functions.
+    static func top(_ low: [String: UInt64], _ high: [String: UInt64], span: Double, keeping kept: Int)
+        -> [ResultsFile.FunctionCost]
+    {
+        var costs: [(name: String, perEvent: Double)] = []
+        for (name, cost) in high {
+            let perEvent = (Double(cost) - Double(low[name] ?? 0)) / span
+            if perEvent >= 0.5 { costs.append((name, perEvent)) }
+        }
+        costs.sort { $0.perEvent != $1.perEvent ? $0.perEvent > $1.perEvent : $0.name < $1.name }
+        return costs.prefix(kept).map {
+            ResultsFile.FunctionCost(function: Demangler.readable($0.name), instructionsPerElement: $0.perEvent)
+        }
+    }
+}

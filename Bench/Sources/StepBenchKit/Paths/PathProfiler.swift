@@ -72,7 +72,8 @@ public struct PathProfiler {
                 func perEvent(_ a: UInt64, _ b: UInt64) -> Double { (Double(b) - Double(a)) / span }
                 let allocationsLow = allocations.first { $0.path == path && $0.events == eventsLow }!.allocations
                 let allocationsHigh = allocations.first { $0.path == path && $0.events == eventsHigh }!.allocations
-                let functions = Self.top(low.functions, high.functions, span: span)
+                let functions = ResultsFile.FunctionCost.top(
+                    low.functions, high.functions, span: span, keeping: Self.functionsKept)
                 let (syncLow, syncHigh) = (try synchronising.count(in: low), try synchronising.count(in: high))
                 rows.append(
                     ResultsFile.PathRow(
@@ -81,7 +82,7 @@ public struct PathProfiler {
                         synchronisingPerEvent: perEvent(syncLow.total, syncHigh.total),
                         allocationsPerEvent: perEvent(allocationsLow, allocationsHigh),
                         topFunctions: functions,
-                        synchronisingFunctions: Self.top(
+                        synchronisingFunctions: ResultsFile.FunctionCost.top(
                             syncLow.functions, syncHigh.functions, span: span, keeping: .max),
                         exact: path.countsAreExact(for: subject)))
             }
@@ -93,22 +94,6 @@ public struct PathProfiler {
                 "no synchronising instruction found in any window: objdump's output was not understood (x86-64 only)")
         }
         return rows
-    }
-
-    /// The functions that cost at least half an instruction per event between two windows'
-    /// counts, most expensive first (ties by name, so every run lists them alike).
-    static func top(
-        _ low: [String: UInt64], _ high: [String: UInt64], span: Double, keeping kept: Int = functionsKept
-    ) -> [ResultsFile.FunctionCost] {
-        var costs: [(name: String, perEvent: Double)] = []
-        for (name, cost) in high {
-            let perEvent = (Double(cost) - Double(low[name] ?? 0)) / span
-            if perEvent >= 0.5 { costs.append((name, perEvent)) }
-        }
-        costs.sort { $0.perEvent != $1.perEvent ? $0.perEvent > $1.perEvent : $0.name < $1.name }
-        return costs.prefix(kept).map {
-            ResultsFile.FunctionCost(function: Demangler.readable($0.name), instructionsPerElement: $0.perEvent)
-        }
     }
 
     /// The dump of each window `request` opens, by label; throws unless each was written
@@ -135,11 +120,9 @@ public struct PathProfiler {
     private func run(_ child: ChildProcess, _ request: PathRequest, callgrindOutput: URL?) throws
         -> [PathResponse.Window]
     {
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"  // the same hash seeds, so the same instructions
-        // Natively: thread caches off, so jemalloc counts every allocation. Under callgrind: on,
-        // as users run it (the timing pass's allocator).
-        environment["MALLOC_CONF"] = callgrindOutput == nil ? "tcache:false" : "tcache:true"
+        // Natively: exact allocation counts. Under callgrind: exact instructions.
+        let measuring: Measuring = callgrindOutput == nil ? .counts : .instructions
+        let environment = ProcessInfo.processInfo.environment.merging(measuring.environment) { $1 }
         let (command, arguments) =
             callgrindOutput.map { child.underCallgrind(valgrind, output: $0) }
             ?? (child.executable.path, child.arguments)
