@@ -32,17 +32,13 @@ def exact_benchmarks(catalog: dict) -> list[str]:
 
 
 def gate_runs(catalog: dict) -> list[tuple[int, list[str]]]:
-    """The stepbench runs the CI gate makes for the allocation check: every scenario with an exact
-    count for the gate's designs, grouped by the suite's elements per iteration (so the two
-    tools' counts can be compared for the same work)."""
-    gate = set(catalog["gateDesigns"])
-    floors = {s["name"] for s in catalog["scenarios"] if s["isFloor"]}
-    groups: dict[int, list[str]] = {}
-    for b in catalog["benchmarks"]:
-        measured = b["design"] in gate or b["scenario"] in floors
-        if b["exactAllocations"] and measured and b["scenario"] not in groups.get(b["elements"], []):
-            groups.setdefault(b["elements"], []).append(b["scenario"])
-    return sorted(groups.items(), reverse=True)
+    """The stepbench runs the CI gate makes for the allocation check, as the tool publishes them
+    (`gateRuns`: every scenario with an exact count for the gate's designs, grouped by the suite's
+    elements per iteration, so the two tools' counts can be compared for the same work)."""
+    if "gateRuns" not in catalog:
+        raise CatalogError("the catalog has no 'gateRuns': the stepbench that wrote it is older than these scripts; "
+                           "build this checkout's (`swift build -c release --package-path Bench --product stepbench`)")
+    return [(run["elements"], run["scenarios"]) for run in catalog["gateRuns"]]
 
 
 if __name__ == "__main__":
@@ -75,7 +71,12 @@ if __name__ == "__main__":
     elif query == "exact-benchmarks-regex":
         print("^(" + "|".join(exact_benchmarks(data)) + ")$")
     elif query == "gate-runs":  # one line per run: ELEMENTS SCENARIO,SCENARIO...
-        for elements, scenarios in gate_runs(data):
+        try:
+            runs = gate_runs(data)
+        except CatalogError as error:
+            print(f"catalog: {error}", file=sys.stderr)
+            sys.exit(1)
+        for elements, scenarios in runs:
             print(elements, ",".join(scenarios))
     else:
         print(f"catalog: unknown query '{query}'\n{usage}", file=sys.stderr)

@@ -141,8 +141,11 @@ def _load_one(path, schemas):
 
 
 def load(paths):
-    """Loads one or more files; rows of later files replace the same (scenario, design,
-    threads) of earlier ones. The machine and configuration are the last file's."""
+    """Loads one or more files of one machine kind, as `stepbench merge --combine` combines
+    them: each (scenario, design, threads) row, each profile and each path's counts measured by
+    one file only (two files that measured the same are refused, naming both: the report and
+    `compare` never show different data for the same input). The machine and configuration are
+    the last file's with rows."""
     if not paths:
         raise ResultsError("no results file given; pass e.g. results/<machine-id>/latest.json")
     try:
@@ -165,14 +168,19 @@ def load(paths):
             raise ResultsError(f"{path}: made on machine kind {this_kind}, the others on {kind}; "
                                f"report one machine kind at a time")
         kind = this_kind
-        for row in data["rows"]:
-            merged[(row["scenario"], row["design"], row["threads"])] = row
-        for p in data.get("profiles") or []:
-            profiles[(p["scenario"], p["design"])] = p
-        for p in data.get("paths") or []:
-            path_rows[(p["path"], p["design"])] = p
+        for what, table, entries, key in (
+                ("row", merged, data["rows"], lambda r: (r["scenario"], r["design"], r["threads"])),
+                ("profile", profiles, data.get("profiles") or [], lambda p: (p["scenario"], p["design"])),
+                ("path", path_rows, data.get("paths") or [], lambda p: (p["path"], p["design"]))):
+            for entry in entries:
+                k = key(entry)
+                if k in table:
+                    raise ResultsError(f"{path}: the {what} {' '.join(map(str, k))} is measured by {table[k][0]} too; "
+                                       f"report each measurement once (stepbench merge --combine refuses the same), "
+                                       f"or compare the two with `stepbench compare` or --baseline")
+                table[k] = (path, entry)
         for c in data.get("costSplits") or []:
-            cost_splits[(c["path"], c["design"])] = c
+            cost_splits[(c["path"], c["design"])] = c  # derived from the paths, which are checked above
         catalog = data.get("catalog") or catalog
         # a profile-only file contributes its instruction counts, not its placeholder config
         if data["rows"] or last is None:
@@ -183,7 +191,8 @@ def load(paths):
         except tool.ToolError as e:
             raise ResultsError(str(e))
     return Results(paths=list(paths), machine=last["machine"], configuration=last["configuration"],
-                   created_at=last.get("createdAt", "?"), rows=list(merged.values()),
-                   profiles=list(profiles.values()), harness_warnings=list(last.get("harnessWarnings") or []),
-                   catalog=catalog, tool_catalog=tool_catalog, machine_id=kind, path_rows=list(path_rows.values()),
+                   created_at=last.get("createdAt", "?"), rows=[e for _, e in merged.values()],
+                   profiles=[e for _, e in profiles.values()], harness_warnings=list(last.get("harnessWarnings") or []),
+                   catalog=catalog, tool_catalog=tool_catalog, machine_id=kind,
+                   path_rows=[e for _, e in path_rows.values()],
                    cost_splits=list(cost_splits.values()))

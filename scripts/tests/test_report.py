@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from scripts.stepbench_report import report, tool
-from scripts.stepbench_report.results import load
+from scripts.stepbench_report.results import ResultsError, load
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "small.json")
 SVG = "{http://www.w3.org/2000/svg}"
@@ -98,16 +98,24 @@ def test_a_failed_report_keeps_the_previous_one(tmp_path, built):
     assert (built / "REPORT.md").read_text() == before
 
 
-def test_later_files_replace_rows_of_earlier_ones(tmp_path):
+def test_two_files_measuring_one_row_are_refused_as_merge_refuses_them(tmp_path):
+    """One loader's rule: `stepbench merge --combine` refuses two files that measured one row,
+    and so does the report (it let the later file replace the earlier one, so the report and
+    `compare` could show different data for the same input)."""
     data = json.load(open(FIXTURE))
     data["rows"] = [r for r in data["rows"] if r["scenario"] == "sync-step"]
-    for r in data["rows"]:
-        r["summary"]["nsPerElement"]["median"] = 1.0
     newer = tmp_path / "newer.json"
     newer.write_text(json.dumps(data))
-    merged = load([FIXTURE, str(newer)])
-    assert merged.row("sync-step", "atomic", 1)["summary"]["nsPerElement"]["median"] == 1.0
-    assert merged.row("fan-out", "atomic", 4) is not None
+    with pytest.raises(ResultsError) as e:
+        load([FIXTURE, str(newer)])
+    assert "sync-step" in str(e.value) and "measured by" in str(e.value) and str(newer) in str(e.value)
+    # files of different rows combine, each row as its file measured it
+    rest = json.load(open(FIXTURE))
+    rest["rows"] = [r for r in rest["rows"] if r["scenario"] != "sync-step"]
+    other = tmp_path / "rest.json"
+    other.write_text(json.dumps(rest))
+    merged = load([str(other), str(newer)])
+    assert merged.row("sync-step", "atomic", 1) is not None and merged.row("fan-out", "atomic", 4) is not None
 
 
 def test_no_tool_no_report(tmp_path, capsys):

@@ -41,6 +41,13 @@ public struct Catalog: Codable, Equatable, Sendable {
     }
 
     /// One benchmark of the package-benchmark suite.
+    /// One `stepbench run` of the CI gate's allocation check: these scenarios at the suite's
+    /// elements per iteration (so that the two tools' counts are of the same work).
+    public struct GateRun: Codable, Equatable, Sendable {
+        public var elements: Int
+        public var scenarios: [String]
+    }
+
     public struct Benchmark: Codable, Equatable, Sendable {
         public var name: String
         public var scenario: String
@@ -95,6 +102,20 @@ public struct Catalog: Codable, Equatable, Sendable {
     /// The rules each design declares it breaks (`SteppingDesign.Traits.knownIssues`), by rule id;
     /// designs that declare none are absent. `stepbench conform` reports these as known issues.
     public var knownIssues: [String: [String]] = [:]
+    /// The runs the CI gate makes for its allocation check (scripts/lib/measure-exact): every
+    /// scenario with an exact count for a gate design (or a floor), grouped by the suite's
+    /// elements, most elements first.
+    public var gateRuns: [GateRun] = []
+
+    /// The gate's allocation runs of `benchmarks` (see ``gateRuns``).
+    static func gateRuns(_ benchmarks: [Benchmark], gateDesigns: [String], floors: Set<String>) -> [GateRun] {
+        var groups: [Int: [String]] = [:]
+        for b in benchmarks where b.exactAllocations && (gateDesigns.contains(b.design) || floors.contains(b.scenario))
+        {
+            if !(groups[b.elements] ?? []).contains(b.scenario) { groups[b.elements, default: []].append(b.scenario) }
+        }
+        return groups.sorted { $0.key > $1.key }.map { GateRun(elements: $0.key, scenarios: $0.value) }
+    }
 
     public static var current: Catalog {
         let scenarios = ScenarioKind.allCases.map { s -> Scenario in
@@ -115,14 +136,17 @@ public struct Catalog: Codable, Equatable, Sendable {
                     allocationTolerance: s.allocationTolerance(for: subject))
             }
         }
+        let gateDesigns = SteppingDesign.described.filter {
+            ScenarioKind.syncStep.allocationsAreExact(for: .design($0))
+        }
+        .map(\.rawValue)
         return Catalog(
             designs: SteppingDesign.described.map(\.rawValue),
             asynchronousDesigns: SteppingDesign.described.filter { !$0.deliversSynchronously }.map(\.rawValue),
             defaultDesign: SteppingDesign.default.rawValue, referenceDesign: SteppingDesign.reference.rawValue,
             readableSchemas: ResultsFile.readableSchemas,
             scenarios: scenarios, benchmarks: benchmarks,
-            gateDesigns: SteppingDesign.described.filter { ScenarioKind.syncStep.allocationsAreExact(for: .design($0)) }
-                .map(\.rawValue),
+            gateDesigns: gateDesigns,
             profiledScenarios: Profiler.scenarios.map(\.rawValue),
             timingScenarios: [ScenarioKind.syncStep, .floorSync].map(\.rawValue),
             timingElements: ScenarioKind.syncStep.suiteElements,
@@ -147,7 +171,10 @@ public struct Catalog: Codable, Equatable, Sendable {
             knownIssues: SteppingDesign.described.reduce(into: [:]) { issues, design in
                 let rules = design.traits.knownIssues.map(\.rule.rawValue)
                 if !rules.isEmpty { issues[design.name] = rules }
-            })
+            },
+            gateRuns: gateRuns(
+                benchmarks, gateDesigns: gateDesigns,
+                floors: Set(ScenarioKind.allCases.filter(\.isFloor).map(\.rawValue))))
     }
 }
 
@@ -176,6 +203,7 @@ extension Catalog {
             perElementScenario: try c.decodeIfPresent(String.self, forKey: .perElementScenario),
             crossThreadScenario: try c.decodeIfPresent(String.self, forKey: .crossThreadScenario),
             contendedScenarios: try c.decodeIfPresent([String].self, forKey: .contendedScenarios) ?? [],
-            knownIssues: try c.decodeIfPresent([String: [String]].self, forKey: .knownIssues) ?? [:])
+            knownIssues: try c.decodeIfPresent([String: [String]].self, forKey: .knownIssues) ?? [:],
+            gateRuns: try c.decodeIfPresent([GateRun].self, forKey: .gateRuns) ?? [])
     }
 }

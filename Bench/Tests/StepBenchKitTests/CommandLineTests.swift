@@ -117,3 +117,22 @@ struct CommandLineTests {
         #expect(message(["list"]) == nil)
     }
 }
+
+@Suite("the catalog's gate runs")
+struct GateRunTests {
+    @Test("every exact benchmark of a gate design or a floor is in one run, at its elements; most elements first")
+    func test_catalog_gateRunsCoverTheExactBenchmarks() {
+        let catalog = Catalog.current
+        let floors = Set(catalog.scenarios.filter(\.isFloor).map(\.name))
+        let wanted = catalog.benchmarks.filter {
+            $0.exactAllocations && (catalog.gateDesigns.contains($0.design) || floors.contains($0.scenario))
+        }
+        #expect(!wanted.isEmpty)
+        for b in wanted {
+            #expect(catalog.gateRuns.filter { $0.scenarios.contains(b.scenario) }.map(\.elements) == [b.elements])
+        }
+        let listed = catalog.gateRuns.flatMap(\.scenarios)
+        #expect(Set(listed) == Set(wanted.map(\.scenario)) && listed.count == Set(listed).count)
+        #expect(catalog.gateRuns.map(\.elements) == catalog.gateRuns.map(\.elements).sorted(by: >))
+    }
+}

@@ -20,50 +20,51 @@ struct CommittedResultsTests {
         }
     }
 
-    @Test("every committed results file reads, and its keys are written back unchanged")
-    func test_committedResults_readUnchanged() throws {
+    /// Every committed JSON file whose name `matches`, with its machine folder's name and its
+    /// content as JSON.
+    static func committedFiles(_ matches: (String) -> Bool) throws -> [(name: String, url: URL, raw: [String: Any])] {
         let manager = FileManager.default
-        var read = 0
-        for machine in try manager.contentsOfDirectory(atPath: Self.results.path).sorted() {
-            let folder = Self.results.appendingPathComponent(machine)
+        var files: [(String, URL, [String: Any])] = []
+        for machine in try manager.contentsOfDirectory(atPath: results.path).sorted() {
+            let folder = results.appendingPathComponent(machine)
             guard (try? folder.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true else { continue }
-            for name in try manager.contentsOfDirectory(atPath: folder.path).sorted() where name.hasSuffix(".json") {
+            for name in try manager.contentsOfDirectory(atPath: folder.path).sorted()
+            where name.hasSuffix(".json") && matches(name) {
                 let url = folder.appendingPathComponent(name)
                 let raw = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-                guard let schema = raw["schema"] as? String, ResultsFile.readableSchemas.contains(schema) else {
-                    continue
-                }
-                let file = try ResultsFile.read(url)
-                let written = try #require(
-                    try JSONSerialization.jsonObject(with: JSONOutput.encode(file)) as? [String: Any])
-                for key in ["rows", "profiles", "paths"] {
-                    #expect(
-                        Self.identities(written, key) == Self.identities(raw, key), "\(machine)/\(name): \(key)")
-                }
-                read += 1
+                files.append(("\(machine)/\(name)", url, raw))
             }
+        }
+        return files
+    }
+
+    @Test("every committed results file reads, and its keys are written back unchanged")
+    func test_committedResults_readUnchanged() throws {
+        var read = 0
+        for (name, url, raw) in try Self.committedFiles({ _ in true }) {
+            guard let schema = raw["schema"] as? String, ResultsFile.readableSchemas.contains(schema) else { continue }
+            let file = try ResultsFile.read(url)
+            let written = try #require(
+                try JSONSerialization.jsonObject(with: JSONOutput.encode(file)) as? [String: Any])
+            for key in ["rows", "profiles", "paths"] {
+                #expect(Self.identities(written, key) == Self.identities(raw, key), "\(name): \(key)")
+            }
+            read += 1
         }
         #expect(read >= 20, "read \(read) results files under \(Self.results.path)")
     }
 
     @Test("every committed noise profile reads, its entries keyed by the rows results files name")
     func test_committedNoiseProfiles_readUnchanged() throws {
-        let manager = FileManager.default
         var read = 0
-        for machine in try manager.contentsOfDirectory(atPath: Self.results.path).sorted() {
-            let folder = Self.results.appendingPathComponent(machine)
-            for name in (try? manager.contentsOfDirectory(atPath: folder.path).sorted()) ?? []
-            where name.hasPrefix("noise") && name.hasSuffix(".json") {
-                let url = folder.appendingPathComponent(name)
-                let raw = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-                let profile = try NoiseProfile.read(url)
-                let written = try #require(
-                    try JSONSerialization.jsonObject(with: JSONOutput.encode(profile)) as? [String: Any])
-                #expect(Self.identities(written, "entries") == Self.identities(raw, "entries"), "\(machine)/\(name)")
-                // a typed key: every entry is a row of a scenario this build knows
-                #expect(profile.entries.allSatisfy { $0.row.description.hasPrefix($0.scenario.rawValue) })
-                read += 1
-            }
+        for (name, url, raw) in try Self.committedFiles({ $0.hasPrefix("noise") }) {
+            let profile = try NoiseProfile.read(url)
+            let written = try #require(
+                try JSONSerialization.jsonObject(with: JSONOutput.encode(profile)) as? [String: Any])
+            #expect(Self.identities(written, "entries") == Self.identities(raw, "entries"), "\(name)")
+            // a typed key: every entry is a row of a scenario this build knows
+            #expect(profile.entries.allSatisfy { $0.row.description.hasPrefix($0.scenario.rawValue) })
+            read += 1
         }
         #expect(read >= 2, "read \(read) noise profiles under \(Self.results.path)")
     }

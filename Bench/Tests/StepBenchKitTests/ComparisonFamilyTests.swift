@@ -25,6 +25,15 @@ struct ComparisonFamilyTests {
         return f
     }
 
+    /// `paired(scale:)` with a second design's row (locked) at its own scale.
+    static func two(_ atomic: Double, _ locked: Double) -> ResultsFile {
+        var f = Self.paired(scale: atomic)
+        var other = Self.paired(scale: locked).rows[0]
+        other.design = "locked"
+        f.rows.append(other)
+        return f
+    }
+
     @Test func test_compare_decidesOnlyTheScenariosPrimaryMetric() {
         let c = Comparison.compare(baseline: Self.paired(scale: 1), current: Self.paired(scale: 1.3))
         let design = c.rows.filter { $0.design == "atomic" && !$0.exact }
@@ -76,14 +85,7 @@ struct ComparisonFamilyTests {
     @Test func test_compare_holmDecidesInOrderOfPValue() {
         // Two decided rows (atomic's and locked's paired ratios): the smaller p-value is decided
         // at 1%/2, and, being significant, lets the other be decided at 1%/1.
-        func two(_ atomic: Double, _ locked: Double) -> ResultsFile {
-            var f = Self.paired(scale: atomic)
-            var other = Self.paired(scale: locked).rows[0]
-            other.design = "locked"
-            f.rows.append(other)
-            return f
-        }
-        let base = two(1, 1), cur = two(1.3, 1.1)
+        let base = Self.two(1, 1), cur = Self.two(1.3, 1.1)
         let c = Comparison.compare(baseline: base, current: cur)
         let decided = c.rows.filter { $0.verdict != .information && $0.pValue != nil }.sorted {
             $0.pValue! < $1.pValue!
@@ -106,15 +108,8 @@ struct ComparisonFamilyTests {
     func test_paired_everyDecidedRowHasItsPValue() throws {
         // Unchanged builds: Holm cannot reject the first row. Its copy in paired stopped there
         // and left the other decided rows without a p-value (seen on committed files).
-        func two(_ atomic: Double, _ locked: Double) -> ResultsFile {
-            var f = Self.paired(scale: atomic)
-            var other = Self.paired(scale: locked).rows[0]
-            other.design = "locked"
-            f.rows.append(other)
-            return f
-        }
-        let a = [two(1, 1), two(1, 1), two(1, 1)]
-        let b = [two(1.01, 0.99), two(0.99, 1.02), two(1.02, 1.01)]
+        let a = [Self.two(1, 1), Self.two(1, 1), Self.two(1, 1)]
+        let b = [Self.two(1.01, 0.99), Self.two(0.99, 1.02), Self.two(1.02, 1.01)]
         let c = try Comparison.paired(a: a, b: b)
         let decided = c.rows.filter { $0.verdict != .information }
         #expect(decided.count >= 2)
