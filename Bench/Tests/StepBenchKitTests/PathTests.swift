@@ -142,6 +142,9 @@ struct PathTests {
                 row.status == .ok && row.repetitions.allSatisfy { $0.elements == row.elements }
             })
         #expect(file.configuration.repetitionBudget == 1e-9)
+        // the budget is in the file as written (a child's answer, a results file)
+        let decoded = try JSONDecoder().decode(ResultsFile.self, from: JSONOutput.encode(file))
+        #expect(decoded.configuration.repetitionBudget == 1e-9)
         configuration.scenarios = [.syncStep, .floorSync]
         configuration.sizedElements = Array(file.rows.map(\.elements).prefix(2))
         #expect(BenchmarkRunner.combinations(of: configuration).map(\.elements) == [full / 32, full / 32])

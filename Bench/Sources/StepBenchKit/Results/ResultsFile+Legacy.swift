@@ -4,7 +4,7 @@ import StepBenchScenarios
 /// Files written before the preset was called a preset say `profile`: read under both names.
 extension ResultsFile.Configuration {
     enum CodingKeys: String, CodingKey {
-        case preset, repetitions, warmup, threads, elementsOverride, handoff, orderSeed
+        case preset, repetitions, warmup, threads, elementsOverride, handoff, orderSeed, repetitionBudget
         /// The preset's key in files written before it was called a preset.
         case profile
     }
@@ -18,6 +18,7 @@ extension ResultsFile.Configuration {
         elementsOverride = try c.decodeIfPresent(Int.self, forKey: .elementsOverride)
         handoff = try c.decode(String.self, forKey: .handoff)
         orderSeed = try c.decodeIfPresent(UInt64.self, forKey: .orderSeed)
+        repetitionBudget = try c.decodeIfPresent(Double.self, forKey: .repetitionBudget)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -29,5 +30,6 @@ extension ResultsFile.Configuration {
         try c.encodeIfPresent(elementsOverride, forKey: .elementsOverride)
         try c.encode(handoff, forKey: .handoff)
         try c.encodeIfPresent(orderSeed, forKey: .orderSeed)
+        try c.encodeIfPresent(repetitionBudget, forKey: .repetitionBudget)
     }
 }
