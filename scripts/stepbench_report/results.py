@@ -1,5 +1,7 @@
 """Reading stepbench/2 (and /1) results files, with errors that name the file and the problem."""
 import json
+import os
+import tempfile
 from dataclasses import dataclass, field
 
 from . import tool
@@ -141,58 +143,37 @@ def _load_one(path, schemas):
 
 
 def load(paths):
-    """Loads one or more files of one machine kind, as `stepbench merge --combine` combines
-    them: each (scenario, design, threads) row, each profile and each path's counts measured by
-    one file only (two files that measured the same are refused, naming both: the report and
-    `compare` never show different data for the same input). The machine and configuration are
-    the last file's with rows."""
+    """Loads one or more results files of one machine kind. Each is checked here (its own problem
+    named); several are combined by the tool, `stepbench merge --combine --across-builds`, the
+    one rule `compare` and the CI gate use too: each (scenario, design, threads) row, each
+    profile and each path measured by one file only (two that measured the same are refused,
+    naming both). The machine, configuration and time are the first file's with rows."""
     if not paths:
         raise ResultsError("no results file given; pass e.g. results/<machine-id>/latest.json")
     try:
         tool_catalog = tool.catalog()
     except tool.ToolError as e:
         raise ResultsError(f"the tool's catalog: {e}")
-    merged = {}
-    profiles = {}
-    path_rows = {}
-    cost_splits = {}
-    last = last_path = kind = None
-    catalog = None
-    for path in paths:
-        data = _load_one(path, tool_catalog["readableSchemas"])
+    schemas = tool_catalog["readableSchemas"]
+    files = [_load_one(path, schemas) for path in paths]
+    with tempfile.TemporaryDirectory(prefix="stepbench-report-") as folder:
+        if len(paths) == 1:
+            data, source = files[0], paths[0]
+        else:
+            source = os.path.join(folder, "combined.json")
+            try:
+                tool.text("merge", "--combine", "--across-builds", *paths, "--output", source)
+            except tool.ToolError as e:
+                raise ResultsError(str(e))
+            data = _load_one(source, schemas)
         try:
-            this_kind = tool.text("machine", path).strip()
+            kind = tool.text("machine", source).strip()
+            # older files only: the tool says what the run was written with
+            catalog = data.get("catalog") or tool.ask("list", "--format", "json", "--of", source)
         except tool.ToolError as e:
             raise ResultsError(str(e))
-        if kind is not None and this_kind != kind:
-            raise ResultsError(f"{path}: made on machine kind {this_kind}, the others on {kind}; "
-                               f"report one machine kind at a time")
-        kind = this_kind
-        for what, table, entries, key in (
-                ("row", merged, data["rows"], lambda r: (r["scenario"], r["design"], r["threads"])),
-                ("profile", profiles, data.get("profiles") or [], lambda p: (p["scenario"], p["design"])),
-                ("path", path_rows, data.get("paths") or [], lambda p: (p["path"], p["design"]))):
-            for entry in entries:
-                k = key(entry)
-                if k in table:
-                    raise ResultsError(f"{path}: the {what} {' '.join(map(str, k))} is measured by {table[k][0]} too; "
-                                       f"report each measurement once (stepbench merge --combine refuses the same), "
-                                       f"or compare the two with `stepbench compare` or --baseline")
-                table[k] = (path, entry)
-        for c in data.get("costSplits") or []:
-            cost_splits[(c["path"], c["design"])] = c  # derived from the paths, which are checked above
-        catalog = data.get("catalog") or catalog
-        # a profile-only file contributes its instruction counts, not its placeholder config
-        if data["rows"] or last is None:
-            last, last_path = data, path
-    if catalog is None:  # older files only: the tool says what the run was written with
-        try:
-            catalog = tool.ask("list", "--format", "json", "--of", last_path)
-        except tool.ToolError as e:
-            raise ResultsError(str(e))
-    return Results(paths=list(paths), machine=last["machine"], configuration=last["configuration"],
-                   created_at=last.get("createdAt", "?"), rows=[e for _, e in merged.values()],
-                   profiles=[e for _, e in profiles.values()], harness_warnings=list(last.get("harnessWarnings") or []),
-                   catalog=catalog, tool_catalog=tool_catalog, machine_id=kind,
-                   path_rows=[e for _, e in path_rows.values()],
-                   cost_splits=list(cost_splits.values()))
+    return Results(paths=list(paths), machine=data["machine"], configuration=data["configuration"],
+                   created_at=data.get("createdAt", "?"), rows=data["rows"], profiles=data.get("profiles") or [],
+                   harness_warnings=list(data.get("harnessWarnings") or []), catalog=catalog,
+                   tool_catalog=tool_catalog, machine_id=kind, path_rows=data.get("paths") or [],
+                   cost_splits=data.get("costSplits") or [])

@@ -23,9 +23,22 @@ extension StepBench {
         )
         var combine = false
 
+        @Flag(
+            help:
+                "With --combine: files of different builds too (scripts/report combines its inputs this way: a profile may come from another commit)."
+        )
+        var acrossBuilds = false
+
+        func validate() throws {
+            if acrossBuilds && !combine { throw ValidationError("--across-builds goes with --combine") }
+        }
+
         func run() throws {
             let inputs = try files.map { try ResultsFile.read(resultsURL($0)) }
-            let merged = try combine ? ResultsFile.combined(inputs) : ResultsFile.mergedPerProcess(inputs)
+            let merged =
+                try combine
+                ? ResultsFile.combined(inputs, names: files, acrossBuilds: acrossBuilds)
+                : ResultsFile.mergedPerProcess(inputs)
             try merged.write(to: URL(fileURLWithPath: output))
             let what =
                 combine

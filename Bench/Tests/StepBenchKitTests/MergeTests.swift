@@ -83,6 +83,19 @@ struct MergeTests {
         var elsewhere = small
         elsewhere.machine.gitCommit = "def"
         #expect(throws: ResultsError.self) { try ResultsFile.combined([large, elsewhere]) }
+        // the report's combination: across builds, a profile file first, the refusal naming both files
+        var profileFirst = profile
+        profileFirst.machine.gitCommit = "def"
+        profileFirst.configuration.handoff = "none (callgrind, single thread)"
+        let report = try ResultsFile.combined([profileFirst, large], acrossBuilds: true)
+        #expect(report.configuration == large.configuration && report.rows == large.rows)
+        #expect(report.profiles == profile.profiles)
+        do {
+            _ = try ResultsFile.combined([large, small, large], names: ["a.json", "b.json", "c.json"])
+            Issue.record("two files that measured one row were combined")
+        } catch let error as ResultsError {
+            #expect("\(error)".contains("a.json") && "\(error)".contains("c.json"), "\(error)")
+        }
     }
 
     @Test func test_machineID_isTheCPUModelAndCores() {

@@ -87,55 +87,71 @@ extension ResultsFile {
         return merged
     }
 
-    /// `stepbench merge --combine`: one file holding every row and profile of `files`, each as
-    /// measured, e.g. runs of different scenarios or element counts and a `stepbench profile`
-    /// file (the CI gate's current state). The files must come from one build on one machine
-    /// kind and measure each (scenario, design, threads) row and each profile once. The machine,
-    /// configuration and time are the first file's; ratios and warnings stay as each run
-    /// computed them.
-    public static func combined(_ files: [ResultsFile]) throws -> ResultsFile {
+    /// `stepbench merge --combine`: one file holding every row, profile and path of `files`,
+    /// each as measured, e.g. runs of different scenarios or element counts and a `stepbench
+    /// profile` file (the CI gate's current state, a report's inputs). The files must come from
+    /// one machine kind and measure each (scenario, design, threads) row, each profile and each
+    /// path once; and from one build unless `acrossBuilds` (the report's inputs may hold a
+    /// profile of another commit; each row is still shown as its file measured it). `names`
+    /// (the files' paths, in order) name the files in a refusal. The machine, configuration,
+    /// catalog and time are the first file's with rows (else the first's); ratios stay as each run computed them; warnings
+    /// and cost splits (each file's, from its own paths) are concatenated.
+    public static func combined(_ files: [ResultsFile], names: [String]? = nil, acrossBuilds: Bool = false) throws
+        -> ResultsFile
+    {
         guard let first = files.first else { throw ResultsError("merge: no results files given") }
-        var rows: Set<RowKey> = [], profiles: Set<String> = []
-        var combined = first
+        func name(_ i: Int) -> String { names.map { i < $0.count ? $0[i] : "file \(i + 1)" } ?? "file \(i + 1)" }
+        var rows: [RowKey: Int] = [:], profiles: [String: Int] = [:]
+        // a profile-only file's configuration is a placeholder: the first run's describes the rows
+        var combined = files.first { !$0.rows.isEmpty } ?? first
         combined.rows = []
         combined.profiles = nil
         combined.paths = nil
         combined.harnessWarnings = nil
-        for file in files {
+        combined.costSplits = nil
+        for (i, file) in files.enumerated() {
             guard file.machine.machineID == first.machine.machineID else {
                 throw ResultsError(
-                    "merge: files from different machine kinds (\(first.machine.machineID), \(file.machine.machineID))")
+                    "merge: \(name(i)) comes from machine kind \(file.machine.machineID), \(name(0)) from \(first.machine.machineID); combine one machine kind at a time"
+                )
             }
-            guard file.machine.gitCommit == first.machine.gitCommit, file.machine.gitDirty == first.machine.gitDirty,
-                file.machine.buildConfiguration == first.machine.buildConfiguration
+            guard
+                acrossBuilds
+                    || (file.machine.gitCommit == first.machine.gitCommit
+                        && file.machine.gitDirty == first.machine.gitDirty
+                        && file.machine.buildConfiguration == first.machine.buildConfiguration)
             else {
                 throw ResultsError(
                     "merge: the files come from different builds (commit \(first.machine.gitCommit.prefix(10)) vs \(file.machine.gitCommit.prefix(10))); combine the runs of one build"
                 )
             }
+            func once(_ seen: Int?, _ what: String) throws {
+                guard let seen else { return }
+                throw ResultsError(
+                    "merge: \(what) is measured by both \(name(seen)) and \(name(i)); combine each measurement once (compare two measurements with `stepbench compare`)"
+                )
+            }
             for row in file.rows {
-                guard rows.insert(row.key).inserted else {
-                    throw ResultsError("merge: \(row.key) is measured by more than one file")
-                }
+                try once(rows[row.key], "\(row.key)")
+                rows[row.key] = i
                 combined.rows.append(row)
             }
             for profile in file.profiles ?? [] {
-                let key = "\(profile.scenario.rawValue) \(profile.design)"
-                guard profiles.insert(key).inserted else {
-                    throw ResultsError("merge: the profile of \(key) is in more than one file")
-                }
+                let key = "the profile of \(profile.scenario.rawValue) \(profile.design)"
+                try once(profiles[key], key)
+                profiles[key] = i
                 combined.profiles = (combined.profiles ?? []) + [profile]
             }
             for path in file.paths ?? [] {
                 let key = "path \(path.path.rawValue) \(path.design)"
-                guard profiles.insert(key).inserted else {
-                    throw ResultsError("merge: the \(key) is in more than one file")
-                }
+                try once(profiles[key], key)
+                profiles[key] = i
                 combined.paths = (combined.paths ?? []) + [path]
             }
             if let warnings = file.harnessWarnings {
                 combined.harnessWarnings = (combined.harnessWarnings ?? []) + warnings
             }
+            if let splits = file.costSplits { combined.costSplits = (combined.costSplits ?? []) + splits }
             combined.peakRSSBytes = max(combined.peakRSSBytes, file.peakRSSBytes)
         }
         return combined
