@@ -144,7 +144,7 @@ public struct Profiler {
 
     @discardableResult
     private func run(_ command: String, _ arguments: [String], input: Data? = nil) throws -> String {
-        let environment = ProcessInfo.processInfo.environment.merging(Measuring.instructions.environment) { $1 }
+        let environment = Measuring.instructions.environment
         let result: Subprocess.Result
         do { result = try Subprocess.run(command, arguments, environment: environment, input: input) } catch {
             throw ScenarioFailure(

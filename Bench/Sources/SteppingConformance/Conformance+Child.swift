@@ -55,44 +55,31 @@ extension Conformance {
                 rule: rule, design: design.name, checks: ruleChecks, failures: failures,
                 knownIssue: design.traits.knownIssue(rule))
         }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments + [rule.rawValue, design.rawValue, String(stallLimit)] + tortureArguments
-        process.environment = ProcessInfo.processInfo.environment.merging(ChildGuard.environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        do { try process.run() } catch {
+        let outcome: ChildLaunch.Outcome
+        do {
+            outcome = try ChildLaunch(
+                executable: executable,
+                arguments: arguments + [rule.rawValue, design.rawValue, String(stallLimit)] + tortureArguments
+            ).run()
+        } catch {
             return result([
                 .init(
                     check: rule.rawValue, message: "\(executable.path) did not start (\(error))", fileID: #fileID,
                     filePath: #filePath, line: #line)
             ])
         }
-        // Both pipes are drained at once, so that neither fills while the other is read.
-        let errText = Box("")
-        let readerDone = DispatchSemaphore(value: 0)
-        Thread {
-            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            errText.mutate { $0 = text }
-            readerDone.signal()
-        }.start()
-        let outText = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        readerDone.wait()
+        let (outText, errText) = (outcome.stdoutText, outcome.stderrText)
         var failures: [RuleResult.Failure] = outText.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 5, fields[0] == "failure", let number = Int(fields[3]) else { return nil }
             return .init(check: fields[1], message: fields[4], fileID: fields[2], filePath: fields[2], line: number)
         }
-        if process.terminationReason != .exit || process.terminationStatus != 0 {
-            let lines = errText.value.split(separator: "\n").map(String.init)
+        if !outcome.succeeded {
+            let lines = errText.split(separator: "\n").map(String.init)
             let check = lines.last { $0.hasPrefix("check ") }.map { String($0.dropFirst(6)) } ?? rule.rawValue
             let how =
-                process.terminationReason == .uncaughtSignal
-                ? "crashed the process (signal \(process.terminationStatus))"
-                : "ended its process with exit \(process.terminationStatus)"
+                outcome.reason == .uncaughtSignal
+                ? "crashed the process (signal \(outcome.status))" : "ended its process with exit \(outcome.status)"
             let cause = lines.first { $0.contains("failed:") || $0.contains("Fatal error") || $0.contains("error:") }
             failures.append(
                 .init(

@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchScenarios
 import Stepping
 import SteppingConformance
 import Testing
@@ -17,16 +18,8 @@ struct TortureTests {
 
     /// Runs the child with `arguments`: (exit status, its output).
     static func child(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let outcome = try ChildLaunch(executable: executable, arguments: arguments).run(mergingOutput: true)
+        return (outcome.status, outcome.stdoutText)
     }
 
     /// The kit's torture runner for the six designs: each case in a child process whose watchdog

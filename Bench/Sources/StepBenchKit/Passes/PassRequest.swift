@@ -157,14 +157,7 @@ public struct PassRequest: Codable, Equatable, Sendable {
     /// watchdog kills it.
     func attempt(_ child: ChildProcess, environment: [String: String], watchdog: Double) throws -> Attempt {
         let binary = child.executable
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = child.arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(
-            environment.merging(ChildGuard.environment) { $1 }
-        ) {
-            $1
-        }
+        let process = ChildLaunch(executable: binary, arguments: child.arguments, environment: environment).process()
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output

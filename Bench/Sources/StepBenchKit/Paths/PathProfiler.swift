@@ -122,7 +122,7 @@ public struct PathProfiler {
     {
         // Natively: exact allocation counts. Under callgrind: exact instructions.
         let measuring: Measuring = callgrindOutput == nil ? .counts : .instructions
-        let environment = ProcessInfo.processInfo.environment.merging(measuring.environment) { $1 }
+        let environment = measuring.environment
         let (command, arguments) =
             callgrindOutput.map { child.underCallgrind(valgrind, output: $0) }
             ?? (child.executable.path, child.arguments)

@@ -67,19 +67,14 @@ extension TortureCase {
         -> @Sendable (TortureCase, SteppingDesign, Double) -> [String]
     {
         { torture, design, seconds in
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments + [torture.rawValue, design.rawValue, String(seconds)]
-            process.environment = ProcessInfo.processInfo.environment.merging(ChildGuard.environment) { $1 }
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            do { try process.run() } catch {
+            let launch = ChildLaunch(
+                executable: executable, arguments: arguments + [torture.rawValue, design.rawValue, String(seconds)])
+            let outcome: ChildLaunch.Outcome
+            do { outcome = try launch.run(mergingOutput: true) } catch {
                 return ["\(design) \(torture.rawValue): \(executable.path) did not start (\(error))"]
             }
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            let (status, reason) = (process.terminationStatus, process.terminationReason)
+            let output = outcome.stdoutText
+            let (status, reason) = (outcome.status, outcome.reason)
             var violations: [String] = []
             if reason != .exit || status != 0 {
                 let how =
