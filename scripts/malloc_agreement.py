@@ -11,7 +11,8 @@ catalog's `allocationTolerance`, which `stepbench compare` and the thresholds us
     python3 scripts/malloc_agreement.py BENCH_DIR CATALOG.json STEPBENCH_RESULTS.json [more results files]
 
 CATALOG.json is `stepbench list --format json`: it says which benchmarks have exact counts and
-each benchmark's threads and elements per iteration.
+each benchmark's threads and elements per iteration. The results files are read by the tool
+(`stepbench read`, $STEPBENCH_BIN or this checkout's build), as every other reader reads them.
 
 Exit 0 when every pair agrees, 2 on a disagreement (a table names it), 1 on bad input.
 """
@@ -23,8 +24,10 @@ import sys
 
 try:
     from scripts import catalog as cat
+    from scripts.stepbench_report import tool
 except ImportError:  # run as a script from scripts/
     import catalog as cat
+    from stepbench_report import tool
 
 class InputError(Exception):
     pass
@@ -52,34 +55,34 @@ def load_benchmark_counts(directory: str) -> dict[str, int]:
     return counts
 
 
-def load_stepbench_rows(paths: list[str], suite: dict[str, dict],
-                        schemas: list[str]) -> dict[tuple[str, int], tuple[int, int, int, float]]:
+def stepbench_rows(rows: list[dict], suite: dict[str, dict]) -> dict[tuple[str, int], tuple[int, int, int, float]]:
     """(threads, elements, elements counted per repetition, median allocations per element from the
-    tool's summary) per (benchmark name, threads); `suite`: the catalog's benchmarks by name, which
-    name each (scenario, design); `schemas`: the results schemas the tool reads (the catalog's
-    `readableSchemas`). The two element counts differ where each thread runs a pipeline of its
-    own (`elements` are per pipeline): a repetition counts threads × elements."""
+    tool's summary) per (benchmark name, threads), of results rows as `stepbench read` gives them;
+    `suite`: the catalog's benchmarks by name, which name each (scenario, design). The two element
+    counts differ where each thread runs a pipeline of its own (`elements` are per pipeline): a
+    repetition counts threads × elements."""
     names = {(b["scenario"], b["design"]): name for name, b in suite.items()}
-    rows = {}
-    for path in paths:
-        try:
-            with open(path) as f:
-                data = json.load(f)
-        except (OSError, json.JSONDecodeError) as error:
-            raise InputError(f"{path}: unreadable stepbench results ({error})")
-        if data.get("schema") not in schemas:
-            raise InputError(f"{path}: schema {data.get('schema')!r}, expected {' or '.join(repr(s) for s in schemas)}")
-        for row in data["rows"]:
-            if row["status"] == "excluded":
-                continue  # not run: the design declares breaking a rule the scenario races fatal
-            if row["status"] != "ok":
-                raise InputError(f"{path}: {row['scenario']} {row['design']} failed its verification: {row.get('failure')}")
-            name = names.get((row["scenario"], row["design"]))
-            if name is None:
-                continue  # no benchmark of the suite measures it
-            median = row["summary"]["allocationsPerElement"]["median"]
-            rows[(name, row["threads"])] = (row["threads"], row["elements"], row["repetitions"][0]["elements"], median)
-    return rows
+    found = {}
+    for row in rows:
+        if row["status"] == "excluded":
+            continue  # not run: the design declares breaking a rule the scenario races fatal
+        if row["status"] != "ok":
+            raise InputError(f"{row['scenario']} {row['design']} failed its verification: {row.get('failure')}")
+        name = names.get((row["scenario"], row["design"]))
+        if name is None:
+            continue  # no benchmark of the suite measures it
+        median = row["summary"]["allocationsPerElement"]["median"]
+        found[(name, row["threads"])] = (row["threads"], row["elements"], row["repetitions"][0]["elements"], median)
+    return found
+
+
+def read_stepbench_rows(paths: list[str]) -> list[dict]:
+    """The rows of stepbench's results files as the tool reads them (`stepbench read`: each file
+    checked, several combined, a row measured twice refused)."""
+    try:
+        return tool.ask("read", *paths)["results"]["rows"]
+    except tool.ToolError as error:
+        raise InputError(str(error))
 
 
 def agreement(bench: dict[str, int], stepbench: dict[tuple[str, int], tuple[int, int, int, float]],
@@ -119,10 +122,7 @@ def main(argv: list[str]) -> int:
         catalog = cat.load(argv[2])
         suite = cat.benchmarks(catalog)
         bench = load_benchmark_counts(argv[1])
-        if not catalog.get("readableSchemas"):
-            raise InputError(f"{argv[2]}: the catalog names no readableSchemas; make it with this build's "
-                             "`stepbench list --format json`")
-        rows = agreement(bench, load_stepbench_rows(argv[3:], suite, catalog["readableSchemas"]), suite)
+        rows = agreement(bench, stepbench_rows(read_stepbench_rows(argv[3:]), suite), suite)
     except (InputError, cat.CatalogError) as error:
         print(f"malloc_agreement: {error}", file=sys.stderr)
         return 1

@@ -28,23 +28,12 @@ def _best(results, scenario, threads, key="nsPerElement"):
 _RANKED = {"nsPerElement": "ns_per_element", "latencyP50": "latency_p50"}
 
 
-def _rankings(results):
-    """The tool's rankings (`stepbench rank`) of each results file, by (scenario, threads,
-    metric); a later file's replace an earlier's, as its rows do."""
-    if getattr(results, "rankings", None) is None:
-        results.rankings = {}
-        for path in results.paths:
-            for r in tool.ask("rank", "--format", "json", path):
-                results.rankings[(r["scenario"], r["threads"], r["metric"])] = r
-    return results.rankings
-
-
 def _tie(results, scenario, threads, best, key="nsPerElement", among=None):
     """' — a tie with …' naming the designs (of `among`, by default every row of the scenario:
     designs and peers alike) the tool's round-by-round comparison does not separate from the
     best (`stepbench rank`: the 95% interval of their ratio reaches 1), with the interval; ''
     when it separates the best from all of them."""
-    ranking = _rankings(results).get((scenario, threads, _RANKED[key]))
+    ranking = results.rankings.get((scenario, threads, _RANKED[key]))
     if not ranking:
         return ""
     names = {r["design"] for r in among} if among is not None else None

@@ -1,7 +1,4 @@
-"""Reading stepbench/2 (and /1) results files, with errors that name the file and the problem."""
-import json
-import os
-import tempfile
+"""Results files as the tool reads them (`stepbench read`), and what the report asks of them."""
 from dataclasses import dataclass, field
 
 from . import tool
@@ -49,8 +46,9 @@ class Results:
     path_rows: list = field(default_factory=list)
     #: `stepbench profile`'s split of each design's instructions per event (the API's part, the design's)
     cost_splits: list = field(default_factory=list)
-    #: the tool's rankings of each question (`stepbench rank`), asked for when the verdict is written
-    rankings: dict = None
+    #: the tool's rankings (`stepbench rank`) of each file by (scenario, threads, metric); a later
+    #: file's replace an earlier's
+    rankings: dict = field(default_factory=dict)
 
 
     def ok_rows(self, scenario=None):
@@ -109,71 +107,26 @@ class Results:
         return list((self.catalog or {}).get("asynchronousDesigns", []))
 
 
-def _load_one(path, schemas):
-    """The parsed file at `path`, checked against `schemas` (the tool's readable schemas, the
-    current one first)."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise ResultsError(f"{path}: cannot read ({e.strerror}); pass a results file written by `stepbench run`")
-    try:
-        data = json.loads(raw)
-    except ValueError as e:
-        raise ResultsError(f"{path}: not a JSON results file ({e})")
-    if not isinstance(data, dict):
-        raise ResultsError(f"{path}: not a results file (top level is not an object)")
-    schema = data.get("schema")
-    if schema not in schemas:
-        found = f"'{schema}'" if schema is not None else "missing"
-        raise ResultsError(f"{path}: schema is {found}, expected {' or '.join(repr(s) for s in schemas)}; re-run `stepbench run` "
-                           f"or use a report script of the matching version")
-    for key in ("machine", "configuration", "rows"):
-        if key not in data:
-            raise ResultsError(f"{path}: malformed {schema} file: no '{key}'")
-    if not isinstance(data["rows"], list):
-        raise ResultsError(f"{path}: malformed {schema} file: 'rows' is not a list")
-    for i, row in enumerate(data["rows"]):
-        for key in ("scenario", "design", "threads", "status"):
-            if not isinstance(row, dict) or key not in row:
-                raise ResultsError(f"{path}: malformed {schema} file: row {i} has no '{key}'")
-        if row["status"] == "ok" and "nsPerElement" not in (row.get("summary") or {}):
-            raise ResultsError(f"{path}: malformed {schema} file: row {i} is ok but has no summary")
-    return data
-
-
 def load(paths):
-    """Loads one or more results files of one machine kind. Each is checked here (its own problem
-    named); several are combined by the tool, `stepbench merge --combine --across-builds`, the
-    one rule `compare` and the CI gate use too: each (scenario, design, threads) row, each
-    profile and each path measured by one file only (two that measured the same are refused,
-    naming both). The machine, configuration and time are the first file's with rows."""
+    """Loads one or more results files of one machine kind as the tool reads them (`stepbench
+    read`): each checked (its problem named), several combined by the rule `compare` and the CI
+    gate use (each row, profile and path measured by one file only; two that measured the same
+    are refused, naming both), with the catalog they were written with, their machine kind and
+    each file's rankings."""
     if not paths:
         raise ResultsError("no results file given; pass e.g. results/<machine-id>/latest.json")
     try:
         tool_catalog = tool.catalog()
     except tool.ToolError as e:
         raise ResultsError(f"the tool's catalog: {e}")
-    schemas = tool_catalog["readableSchemas"]
-    files = [_load_one(path, schemas) for path in paths]
-    with tempfile.TemporaryDirectory(prefix="stepbench-report-") as folder:
-        if len(paths) == 1:
-            data, source = files[0], paths[0]
-        else:
-            source = os.path.join(folder, "combined.json")
-            try:
-                tool.text("merge", "--combine", "--across-builds", *paths, "--output", source)
-            except tool.ToolError as e:
-                raise ResultsError(str(e))
-            data = _load_one(source, schemas)
-        try:
-            kind = tool.text("machine", source).strip()
-            # older files only: the tool says what the run was written with
-            catalog = data.get("catalog") or tool.ask("list", "--format", "json", "--of", source)
-        except tool.ToolError as e:
-            raise ResultsError(str(e))
+    try:
+        document = tool.ask("read", *paths)
+    except tool.ToolError as e:
+        raise ResultsError(str(e))
+    data = document["results"]
     return Results(paths=list(paths), machine=data["machine"], configuration=data["configuration"],
                    created_at=data.get("createdAt", "?"), rows=data["rows"], profiles=data.get("profiles") or [],
-                   harness_warnings=list(data.get("harnessWarnings") or []), catalog=catalog,
-                   tool_catalog=tool_catalog, machine_id=kind, path_rows=data.get("paths") or [],
-                   cost_splits=data.get("costSplits") or [])
+                   harness_warnings=list(data.get("harnessWarnings") or []), catalog=document["catalog"],
+                   tool_catalog=tool_catalog, machine_id=document["machineID"], path_rows=data.get("paths") or [],
+                   cost_splits=data.get("costSplits") or [],
+                   rankings={(r["scenario"], r["threads"], r["metric"]): r for r in document["rankings"]})

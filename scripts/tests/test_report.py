@@ -71,9 +71,9 @@ def test_wrong_schema_is_a_clear_error_and_writes_nothing(tmp_path, capsys):
 
 @pytest.mark.parametrize("content,expected", [
     ("not json", "not a JSON results file"),
-    ('{"schema": "stepbench/1"}', "no 'machine'"),
-    ('{"schema": "stepbench/1", "machine": {}, "configuration": {}, "rows": [{"scenario": "x"}]}', "row 0 has no"),
-    ('[1, 2]', "top level is not an object"),
+    ('{"schema": "stepbench/1"}', "malformed stepbench/1 file: the top level has no '"),
+    ('{"schema": "stepbench/1", "machine": {}, "configuration": {}, "rows": 3}', "malformed stepbench/1 file: "),
+    ('[1, 2]', "not a results file (the top level is not an object)"),
 ])
 def test_malformed_files_are_clear_errors_and_write_nothing(tmp_path, capsys, content, expected):
     bad = tmp_path / "bad.json"
@@ -157,8 +157,11 @@ def test_floors_and_design_order_come_from_the_files_catalog(tmp_path):
     # A file that carries the tool's catalog is read by it: floors and order are not the report's.
     data = json.load(open(FIXTURE))
     designs = sorted({r["design"] for r in data["rows"] if r["design"] != "floor"}, reverse=True)
-    data["catalog"] = {"designs": designs, "asynchronousDesigns": designs[:1],
-                       "scenarios": [{"name": "sync-step", "floor": "floor-pingpong"}]}
+    catalog = tool.ask("list", "--format", "json")
+    scenarios = [dict(s, floor="floor-pingpong") if s["name"] == "sync-step" else
+                 {k: v for k, v in s.items() if k != "floor"} if s["name"] == "stale-storm" else s
+                 for s in catalog["scenarios"]]
+    data["catalog"] = dict(catalog, designs=designs, asynchronousDesigns=designs[:1], scenarios=scenarios)
     path = tmp_path / "catalog.json"
     path.write_text(json.dumps(data))
     results = load([str(path)])

@@ -20,7 +20,7 @@ public struct StepBench: ParsableCommand {
                 """,
             subcommands: [
                 Run.self, List.self, Compare.self, Paired.self, Noise.self, Merge.self, Profile.self, Export.self,
-                Machine.self, Calibrate.self, Series.self, Conform.self, Rank.self,
+                Machine.self, Calibrate.self, Series.self, Conform.self, Rank.self, Read.self,
                 Child.self, TortureChild.self, ConformRuleChild.self,
             ])
     }

@@ -111,6 +111,17 @@ struct ResultsFileTests {
         #expect { try ResultsFile.read(truncated) } throws: {
             "\($0)".contains("truncated.json") && "\($0)".contains("malformed")
         }
+        // the problem in the file's own terms, not a decoder's dump
+        let bare = folder.appendingPathComponent("bare.json")
+        try Data(#"{"schema": "stepbench/1"}"#.utf8).write(to: bare)
+        #expect { try ResultsFile.read(bare) } throws: {
+            "\($0)".contains("bare.json: malformed stepbench/1 file: the top level has no '")
+        }
+        let list = folder.appendingPathComponent("list.json")
+        try Data("[1, 2]".utf8).write(to: list)
+        #expect { try ResultsFile.read(list) } throws: {
+            "\($0)".contains("list.json: not a results file (the top level is not an object)")
+        }
         #expect { try ResultsFile.read(folder.appendingPathComponent("missing.json")) } throws: {
             "\($0)".contains("missing.json")
         }

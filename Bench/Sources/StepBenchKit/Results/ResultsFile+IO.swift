@@ -42,7 +42,10 @@ extension ResultsFile {
     static func decode(_ data: Data, from url: URL) throws -> ResultsFile {
         struct Header: Decodable { var schema: String? }
         guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
-            throw ResultsError("\(url.path): not a JSON results file")
+            let json = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
+            throw ResultsError(
+                "\(url.path): "
+                    + (json ? "not a results file (the top level is not an object)" : "not a JSON results file"))
         }
         guard let schema = header.schema, readableSchemas.contains(schema) else {
             throw ResultsError(
@@ -50,9 +53,31 @@ extension ResultsFile {
             )
         }
         do { return try JSONDecoder().decode(ResultsFile.self, from: data) } catch {
-            var failure = ResultsError("\(url.path): malformed \(schema) file (\(error))")
+            let what = (error as? DecodingError).map(Self.describe) ?? "\(error)"
+            var failure = ResultsError("\(url.path): malformed \(schema) file: \(what)")
             failure.underlying = error
             throw failure
+        }
+    }
+}
+
+extension ResultsFile {
+    /// What is wrong where, in the file's own terms: "rows[0] has no 'design'".
+    static func describe(_ error: DecodingError) -> String {
+        func place(_ path: [any CodingKey]) -> String {
+            guard !path.isEmpty else { return "the top level" }
+            return path.reduce("") { text, key in
+                key.intValue.map { "\(text)[\($0)]" } ?? (text.isEmpty ? key.stringValue : "\(text).\(key.stringValue)")
+            }
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(place(context.codingPath)) has no '\(key.stringValue)'"
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            let name = String(describing: type)
+            return "\(place(context.codingPath)) is not \(name.hasPrefix("Array") ? "a list" : "a \(name)")"
+        case .dataCorrupted(let context):
+            return "\(place(context.codingPath)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
         }
     }
 }

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import StepBenchKit
+
+extension StepBench {
+    struct Read: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Print results files as one JSON document, read as every command reads them: what scripts/report draws.",
+            discussion:
+                "Each file is checked (its schema and shape; an error names the file and the problem). Several are combined by `merge --combine --across-builds`'s rule, the one compare and the gate use: each row, profile and path measured by one file only (two that measured the same are refused, naming both); the machine, configuration and time are the first file's with rows. The document holds the combined file (`results`), the catalog it was written with (`catalog`), its machine kind (`machineID`) and each file's rankings (`rankings`, as `stepbench rank` makes them: one file's rounds are never paired with another's)."
+        )
+
+        @Argument(help: "Results and profile files (stepbench run, stepbench profile) of one machine kind.")
+        var files: [String]
+
+        struct Document: Encodable {
+            var files: [String]
+            var machineID: String
+            var catalog: Catalog
+            var results: ResultsFile
+            var rankings: [Ranking]
+        }
+
+        func run() throws {
+            let inputs = try files.map { try ResultsFile.read(resultsURL($0)) }
+            let results =
+                inputs.count == 1 ? inputs[0] : try ResultsFile.combined(inputs, names: files, acrossBuilds: true)
+            let document = Document(
+                files: files, machineID: results.machine.machineID, catalog: results.writtenWith, results: results,
+                rankings: inputs.flatMap(Ranking.rank))
+            print(String(decoding: try JSONOutput.encode(document), as: UTF8.self))
+        }
+    }
+}
