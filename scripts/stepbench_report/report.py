@@ -177,8 +177,17 @@ def regression_section(args, results):
         raise ResultsError(f"stepbench compare failed: {e}")
 
 
+def _method(folder, section, text):
+    """A link to docs/METHOD.md's `section` (its heading's anchor) from the report's folder: the
+    method is written there once, the report only says where."""
+    path = os.path.relpath(os.path.join(tool.ROOT, "docs", "METHOD.md"), folder)
+    anchor = "".join(c for c in section.lower().replace(" ", "-") if c.isalnum() or c == "-")
+    return f"[{text}]({path}#{anchor})"
+
+
 def build(args, results, folder):
     charts.use_design_order(results.designs())  # every chart colours a design alike
+    method = lambda section, text: _method(folder, section, text)  # noqa: E731
     m = results.machine
     made_by = ", ".join(os.path.relpath(p) for p in results.paths)
     md = [f"# StepBench report — {m.get('cpuModel')} ({m.get('cores')} cores)", "",
@@ -190,17 +199,14 @@ def build(args, results, folder):
     md += [f"{i + 1}. {line}" for i, line in enumerate(verdict(results))]
     per_round = ", ".join(x for x in results.scenarios() if results.unit(x) != "element" and not results.is_floor(x))
     md += ["", f"## Speed relative to `{results.role('referenceDesign')}` and to the floor", "",
-           f"Median ns/element{f' ({per_round}: per round)' if per_round else ''}; ★ = fastest in the row. ×floor divides by the scenario's own "
-           "floor: the same work, upstream, threads, hand-offs and waiter, minus the stepping subscriber.", ""]
+           f"Median ns/element{f' ({per_round}: per round)' if per_round else ''}; ★ = fastest in the row; ×floor: over the "
+           f"scenario's own floor ({method('How it measures', 'a floor of its shape')}).", ""]
     md += relative_table(results)
-    md += ["", "Rows marked oversubscribed ran more threads than the machine has cores: spinning threads then wait for "
-           "the scheduler, which rewards designs that block; `compare` shows them and never decides on them.",
+    md += ["", "Oversubscribed: more threads than cores, shown and never decided "
+           f"({method('Reading a verdict', 'reading a verdict')}).",
            "", "## What contention did, per element", "",
-           "Counts that explain a timing and are far steadier than nanoseconds: a scenario's own side count "
-           "(stale and duplicate promise calls per element, inputs per round), the process's "
-           "context switches (voluntary: a thread parked; involuntary: preempted), and, from a counting build of the "
-           "designs (never timed), compare-exchanges lost, yields, locks not free at the first try, drains woken and "
-           "executor jobs. Exact where one thread runs a synchronous design.", ""]
+           "Per element: the scenario's own side count, context switches, and what a counting build of the designs "
+           f"counts ({method('How it measures', 'contention counts')}).", ""]
     md += counts_table(results)
     md += ["", "## Throughput vs threads", ""]
     for scenario in results.scenarios():
@@ -232,12 +238,11 @@ def build(args, results, folder):
         md += instruction_breakdown(results, top)
     else:
         md += ["Instructions per element: not in these results (pass a `stepbench profile` file too).", ""]
-    md += path_section(results)
-    md += split_section(results)
+    md += path_section(results, method)
+    md += split_section(results, method)
     md += ["## Repetitions and the scheduler", "",
-           "Each point is one repetition (ns/element, log scale): timing here is often bimodal, and a median hides it. "
-           "Hollow points are repetitions in which the process was preempted (at least one involuntary context switch) "
-           "or a thread migrated between CPUs.", ""]
+           "One point per repetition (ns/element, log scale); hollow: preempted or migrated "
+           f"({method('How it measures', 'the scheduler, per repetition')}).", ""]
     for scenario in results.scenarios():
         if results.is_floor(scenario) or not results.ok_rows(scenario):
             continue
@@ -249,7 +254,7 @@ def build(args, results, folder):
     if warnings:
         md += ["**Harness warnings** (a design faster than its own floor: the harness, not the design):", ""]
         md += [f"- {w}" for w in warnings] + [""]
-    md += history_section(results, folder)
+    md += history_section(results, folder, method)
     md += conformance_section(results)
     md += ["## Regressions", ""] + regression_section(args, results) + [""]
     excluded = [r for r in results.rows if r["status"] == "excluded"]
@@ -281,7 +286,7 @@ def conformance_section(results) -> list[str]:
             "the results file.", ""] + table + [""]
 
 
-def history_section(results, folder) -> list[str]:
+def history_section(results, folder, method) -> list[str]:
     """Change points over the runs of this machine kind: every results and profile file in the
     folder of the (first) results file, as `scripts/history` finds them, with a trend chart per
     scenario. A folder history cannot read is named in the report; the rest of it still stands."""
@@ -296,11 +301,8 @@ def history_section(results, folder) -> list[str]:
     runs = [f for f in h.files if f.kind == "results"]
     if len(runs) < 2 and len([f for f in h.files if f.has_profiles]) < 2:
         return md + [f"Only one run in `{shown}/`: no history yet (each `scripts/bench` adds one).", ""]
-    md += [f"Every run and profile in `{shown}/` in commit order, as `scripts/history {shown}/` reads them. "
-           "A change point is the first run of a new regime: for timing (the paired ratio to the floor, latency p50, "
-           "allocation counts that follow thread timing) found by E-divisive means with a permutation test and "
-           "accepted only if larger than this machine's between-run drift and sampling noise allow (docs/METHOD.md, "
-           "\"History\"); for exact counts (instructions, exact allocations) any step beyond the gate's tolerance.", ""]
+    md += [f"Every run and profile in `{shown}/` in commit order, as `scripts/history {shown}/` reads them; a change "
+           f"point is the first run of a new regime ({method('History', 'how one is found and accepted')}).", ""]
     md += [history.render(h, "markdown").strip(), ""]
     if charts.history_instructions(h, results, os.path.join(folder, "history-instructions.svg")):
         md += ["![instructions per element over the commits](history-instructions.svg)", ""]
@@ -312,7 +314,7 @@ def history_section(results, folder) -> list[str]:
     return md
 
 
-def path_section(results) -> list[str]:
+def path_section(results, method) -> list[str]:
     """Every path driver's exact counts per event, one table row per path and a column per
     design (the tool's order): instructions, synchronising instructions, allocations. Rows the
     tool marks not exact (a hand-off to a design's own executor) carry a *."""
@@ -330,12 +332,9 @@ def path_section(results) -> list[str]:
             order.append(p["path"])
     cell = {(p["path"], p["design"]): p for p in results.path_rows}
     md = ["## Every path, counted exactly", "",
-          "`stepbench profile` drives each transition alone, on one thread, through the public API, and counts per "
-          "event (an element, a stale call or a whole subscription, as the path says) the instructions of every "
-          "thread inside the driver's window, the synchronising ones among them (`lock`-prefixed read-modify-writes, "
-          "`xchg` with memory, `mfence`; atomic reference counting included) and the allocations. Each cell: "
-          "instructions / synchronising / allocations. The gate compares these exactly; * marks counts that follow "
-          "the schedule (a hand-off to a design's own executor), shown but not gated.", ""]
+          "Per event of each path, by `stepbench profile`: instructions / synchronising instructions / allocations; "
+          "* follows the schedule, shown and not gated "
+          f"({method('The regression gate and its baseline', 'what is counted and gated')}).", ""]
     md += ["| path | " + " | ".join(f"`{d}`" for d in designs) + " |", "|---|" + "---:|" * len(designs)]
     for path in order:
         cells = []
@@ -351,7 +350,7 @@ def path_section(results) -> list[str]:
     return md + [""]
 
 
-def split_section(results) -> list[str]:
+def split_section(results, method) -> list[str]:
     """The tool's split of each design's instructions per event over the floor: the stepping
     API's part (the API floor − the floor) and the design's synchronisation (design − the API
     floor). The API floor's name is the catalog's."""
@@ -359,11 +358,9 @@ def split_section(results) -> list[str]:
         return []
     api = (results.catalog or {}).get("apiFloorScenario") or "API floor"
     md = ["## What the API costs and what synchronisation costs", "",
-          f"Instructions per event (callgrind, exact). *floor*: a plain subscriber, no stepping; *{api}*: "
-          "the stepping API (box, event, promise, stepper call) with no synchronisation, correct on one thread "
-          f"only; *API* = {api} − floor; *synchronisation* = design − {api}, what making the design "
-          f"safe from any thread costs; *sync. instr.*: its synchronising instructions over {api}'s. Paths "
-          "about promises and `cancel()` have no plain floor. * marks counts that follow the schedule.", "",
+          f"Instructions per event: *API* = {api} − floor, *synchronisation* = design − {api}, *sync. instr.* its "
+          f"synchronising instructions over {api}'s; * follows the schedule "
+          f"({method('What the API costs and what synchronisation costs', 'the split')}).", "",
           f"| path | design | instructions | floor | {api} | API | synchronisation | sync. instr. |",
           "|---|---|---:|---:|---:|---:|---:|---:|"]
 

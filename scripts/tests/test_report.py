@@ -2,6 +2,8 @@
 repetitions per row (the summaries are those of the full five)."""
 import json
 import os
+import pathlib
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -40,6 +42,24 @@ def test_report_mentions_every_design_and_scenario(built):
     assert "★" in text
     # the fixtures folder holds one run and one profile: the history section says there is none yet
     assert "## History" in text and "no history yet" in text
+
+
+def test_the_method_is_linked_not_restated(tmp_path):
+    """Each section says where docs/METHOD.md explains it, by a link that resolves: to the file
+    from the report's folder, and to one of its headings (here and in the committed report)."""
+    out = tmp_path / "report"
+    profile = os.path.join(os.path.dirname(FIXTURE), "profile.json")
+    assert report.main([FIXTURE, profile, "--out", str(out)]) == 0
+    method = pathlib.Path(tool.ROOT, "docs", "METHOD.md").resolve()
+    headings = [line.lstrip("#").strip() for line in method.read_text().splitlines() if line.startswith("#")]
+    anchors = {"".join(c for c in h.lower().replace(" ", "-") if c.isalnum() or c == "-") for h in headings}
+    committed = pathlib.Path(tool.ROOT, "results", "amd-epyc-2c", "report", "REPORT.md")
+    for made, least in ((out / "REPORT.md", 4), (committed, 7)):
+        links = re.findall(r"\]\(([^)#]*METHOD\.md)#([^)]+)\)", made.read_text())
+        assert len(links) >= least, (made, links)
+        for path, anchor in links:
+            assert (made.parent / path).resolve() == method, (made, path)
+            assert anchor in anchors, (made, anchor)
 
 
 def test_every_chart_is_valid_svg_with_expected_series(built):
