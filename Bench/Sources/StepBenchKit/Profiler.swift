@@ -145,16 +145,16 @@ public struct Profiler {
     @discardableResult
     private func run(_ command: String, _ arguments: [String], input: Data? = nil) throws -> String {
         let environment = Measuring.instructions.environment
-        let result: Subprocess.Result
-        do { result = try Subprocess.run(command, arguments, environment: environment, input: input) } catch {
+        let result: ChildLaunch.Outcome
+        do { result = try ChildLaunch.command(command, arguments, environment: environment).run(input: input) } catch {
             throw ScenarioFailure(
                 "profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
         }
         guard result.status == 0 else {
-            let tail = result.stderr.split(separator: "\n").suffix(3).joined(separator: " / ")
+            let tail = result.stderrText.split(separator: "\n").suffix(3).joined(separator: " / ")
             throw ScenarioFailure("profile: \(command) exited \(result.status): \(tail)")
         }
-        return result.stdout
+        return result.stdoutText
     }
 }
 

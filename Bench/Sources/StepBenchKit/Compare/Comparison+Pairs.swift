@@ -62,7 +62,8 @@ extension Comparison {
         }
         let family = rows.indices.filter { decided[$0] }
         let familyP = family.map { p(logs[$0]) }
-        var tails = [Double](repeating: alpha / Double(max(1, m)) / 2, count: rows.count)
+        let bonferroni = Statistics.bonferroniTail(alpha: alpha, family: m)
+        var tails = [Double](repeating: bonferroni, count: rows.count)
         var pValues = [Double?](repeating: nil, count: rows.count)
         for (i, (tail, pValue)) in zip(family, zip(Statistics.holmTails(familyP, alpha: alpha), familyP)) {
             (tails[i], pValues[i]) = (tail, pValue)
@@ -80,7 +81,7 @@ extension Comparison {
         }
         return Comparison(
             baselineCommit: a[0].machine.gitCommit, currentCommit: b[0].machine.gitCommit, minEffect: minEffect,
-            decisionLevel: 1 - alpha / Double(max(1, m)), noiseProfile: nil, rows: rows)
+            decisionLevel: 1 - 2 * bonferroni, noiseProfile: nil, rows: rows)
     }
 
     /// Whether every decided row of a comparison has a verdict other than inconclusive.

@@ -140,9 +140,9 @@ public struct Comparison: Codable, Equatable, Sendable {
     public static let familyWiseAlpha = 0.01
 
     /// Each tail of the decision interval when `comparisons` timing comparisons share the
-    /// family-wise rate (Bonferroni).
+    /// family-wise rate (``Statistics/bonferroniTail(alpha:family:)``).
     public static func decisionTail(comparisons: Int) -> Double {
-        familyWiseAlpha / Double(max(1, comparisons)) / 2
+        Statistics.bonferroniTail(alpha: familyWiseAlpha, family: comparisons)
     }
 
     /// For rows of scenarios this tool no longer declares a tolerance for.

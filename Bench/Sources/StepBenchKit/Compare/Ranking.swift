@@ -15,7 +15,7 @@ import StepBenchScenarios
 /// best design is named only where it is separated from every other: the rest are its ties
 /// (the report says "a tie", with the interval) or faster round by round (the report says so). With fewer than three rounds in common nothing is separated.
 /// Each pair is its own 95% test (the report reads a few pairs per question, not a family).
-public struct Ranking: Codable, Equatable, Sendable {
+public struct Ranking: Encodable, Equatable, Sendable {
     public var scenario: ScenarioKind
     public var threads: Int
     public var metric: Metric
@@ -24,25 +24,40 @@ public struct Ranking: Codable, Equatable, Sendable {
     /// Every pair of `standings`, the faster (by median) first.
     public var pairs: [Pair]
 
-    public struct Standing: Codable, Equatable, Sendable {
+    public struct Standing: Encodable, Equatable, Sendable {
         public var design: Subject
         public var median: Double
         public var repetitions: Int
     }
 
-    public struct Pair: Codable, Equatable, Sendable {
+    public struct Pair: Encodable, Equatable, Sendable {
         public var faster: Subject
         public var slower: Subject
-        /// Slower over faster, the geometric mean over the rounds both ran.
+        /// Slower over faster, the geometric mean over the rounds both ran (nil: too few rounds).
         public var ratio: Double?
         public var ciLow: Double?
         public var ciHigh: Double?
         public var rounds: Int
         /// The interval lies wholly above 1: `faster` is faster.
-        public var separated: Bool
+        public var separated: Bool { (ciLow ?? 0) > 1 }
         /// The interval lies wholly below 1: `slower` (by median) is faster round by round (a
         /// bimodal timing can put the medians and the rounds at odds).
-        public var reversed: Bool = false
+        public var reversed: Bool { (ciHigh ?? .infinity) < 1 }
+
+        enum CodingKeys: String, CodingKey { case faster, slower, ratio, ciLow, ciHigh, rounds, separated, reversed }
+
+        /// The stored fields, and for readers (the report) the two verdicts they imply.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(faster, forKey: .faster)
+            try container.encode(slower, forKey: .slower)
+            try container.encodeIfPresent(ratio, forKey: .ratio)
+            try container.encodeIfPresent(ciLow, forKey: .ciLow)
+            try container.encodeIfPresent(ciHigh, forKey: .ciHigh)
+            try container.encode(rounds, forKey: .rounds)
+            try container.encode(separated, forKey: .separated)
+            try container.encode(reversed, forKey: .reversed)
+        }
     }
 
     /// The two-sided level of each pair's interval.
@@ -106,12 +121,10 @@ public struct Ranking: Codable, Equatable, Sendable {
                 let (fast, slow) = (ordered[i].0, ordered[j].0)
                 let logs = zip(slow.values, fast.values).map { log($0 / $1) }
                 var pair = Pair(
-                    faster: fast.design, slower: slow.design, ratio: nil, ciLow: nil, ciHigh: nil, rounds: logs.count,
-                    separated: false)
+                    faster: fast.design, slower: slow.design, ratio: nil, ciLow: nil, ciHigh: nil, rounds: logs.count)
                 if logs.count >= minimumRounds {
-                    let (ratio, low, high) = Statistics.studentTInterval(ofLogs: logs, tail: (1 - level) / 2)
-                    (pair.ratio, pair.ciLow, pair.ciHigh) = (ratio, low, high)
-                    (pair.separated, pair.reversed) = (low > 1, high < 1)
+                    (pair.ratio, pair.ciLow, pair.ciHigh) = Statistics.studentTInterval(
+                        ofLogs: logs, tail: (1 - level) / 2)
                 }
                 pairs.append(pair)
             }

@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchScenarios
 
 /// A results folder (results/<machine-id>/) read as a history: its results and profile files in
 /// commit order, and the files left out with why (`stepbench series`, read by scripts/history).
@@ -162,10 +163,10 @@ public struct RunFolder: Sendable {
             return nil
         }
         guard
-            let done = try? Subprocess.run("git", ["-C", folder, "log", "-1", "--format=%ct", commit, "--"]),
+            let done = try? ChildLaunch.command("git", ["-C", folder, "log", "-1", "--format=%ct", commit, "--"]).run(),
             done.status == 0
         else { return nil }
-        let out = done.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let out = done.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
         return out.allSatisfy(\.isNumber) ? Double(out) : nil
     }
 }

@@ -23,13 +23,19 @@ extension Statistics {
         return 2 * exp(hi)
     }
 
+    /// Each tail of a two-sided decision interval when `family` tests share the family-wise
+    /// rate `alpha` (Bonferroni): the tail of Holm's last step, and of a row outside the family.
+    public static func bonferroniTail(alpha: Double, family: Int) -> Double {
+        alpha / Double(max(1, family)) / 2
+    }
+
     /// Holm's step-down over a family of two-sided `pValues` at family-wise rate `alpha`: each
     /// row's tail (each side) of its decision interval. Smallest p-value first, the k-th
     /// (from 0) is tested at `alpha / (m − k)` and gets that tail while the family keeps
     /// rejecting; from the first that does not, every row gets Bonferroni's `alpha / m`.
     public static func holmTails(_ pValues: [Double], alpha: Double) -> [Double] {
         let m = pValues.count
-        var tails = [Double](repeating: alpha / Double(max(1, m)) / 2, count: m)
+        var tails = [Double](repeating: bonferroniTail(alpha: alpha, family: m), count: m)
         for (k, i) in pValues.indices.sorted(by: { pValues[$0] < pValues[$1] }).enumerated() {
             let tail = alpha / Double(m - k) / 2
             if pValues[i] > 2 * tail { break }

@@ -126,21 +126,20 @@ public struct PathProfiler {
         let (command, arguments) =
             callgrindOutput.map { child.underCallgrind(valgrind, output: $0) }
             ?? (child.executable.path, child.arguments)
-        let result: Subprocess.Result
+        let result: ChildLaunch.Outcome
         do {
-            result = try Subprocess.run(
-                command, arguments, environment: environment,
-                input: try JSONEncoder().encode(ChildRequest.paths(request)))
+            result = try ChildLaunch.command(command, arguments, environment: environment)
+                .run(input: try JSONEncoder().encode(ChildRequest.paths(request)))
         } catch {
             throw ScenarioFailure(
                 "profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
         }
         guard result.status == 0 else {
-            let tail = result.stderr.split(separator: "\n").suffix(4).joined(separator: " / ")
+            let tail = result.stderrText.split(separator: "\n").suffix(4).joined(separator: " / ")
             throw ScenarioFailure(
                 "profile: the path child of \(request.subject) exited \(result.status): \(tail)")
         }
-        do { return try JSONDecoder().decode(PathResponse.self, from: Data(result.stdout.utf8)).windows } catch {
+        do { return try JSONDecoder().decode(PathResponse.self, from: result.stdout).windows } catch {
             throw ScenarioFailure("profile: the path child's answer is not a PathResponse: \(error)")
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchScenarios
 
 /// The addresses of an object's synchronising instructions, from its disassembly
 /// (`objdump -d`): every `lock`-prefixed read-modify-write (compare-exchange, exchange-add, and
@@ -28,17 +29,18 @@ struct SynchronisingInstructions {
         var found = Set<UInt64>()
         if FileManager.default.fileExists(atPath: object) {
             // grep keeps the candidates only: a runtime library disassembles to hundreds of MB.
-            let result = try Subprocess.run(
+            let result = try ChildLaunch.command(
                 "bash",
                 [
                     "-c",
                     "set -o pipefail; objdump -d --no-show-raw-insn \"$1\" | { grep -E '\t(lock |mfence|xchg)' || true; }",
                     "bash", object,
-                ])
+                ]
+            ).run()
             guard result.status == 0 else {
                 throw CallgrindDumpError("objdump -d \(object) exited \(result.status); install binutils")
             }
-            for line in result.stdout.split(separator: "\n") {
+            for line in result.stdoutText.split(separator: "\n") {
                 guard let address = Self.synchronisingAddress(String(line)) else { continue }
                 found.insert(address)
             }
