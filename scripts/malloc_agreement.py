@@ -55,10 +55,12 @@ def load_benchmark_counts(directory: str) -> dict[str, int]:
     return counts
 
 
-def stepbench_rows(rows: list[dict], suite: dict[str, dict]) -> dict[tuple[str, int], tuple[int, int, int, float]]:
+def stepbench_rows(rows: list[dict], suite: dict[str, dict],
+                   source: str = "stepbench's results") -> dict[tuple[str, int], tuple[int, int, int, float]]:
     """(threads, elements, elements counted per repetition, median allocations per element from the
     tool's summary) per (benchmark name, threads), of results rows as `stepbench read` gives them;
-    `suite`: the catalog's benchmarks by name, which name each (scenario, design). The two element
+    `suite`: the catalog's benchmarks by name, which name each (scenario, design); `source`: the
+    files the rows come from, for messages. The two element
     counts differ where each thread runs a pipeline of its own (`elements` are per pipeline): a
     repetition counts threads × elements."""
     names = {(b["scenario"], b["design"]): name for name, b in suite.items()}
@@ -67,7 +69,8 @@ def stepbench_rows(rows: list[dict], suite: dict[str, dict]) -> dict[tuple[str, 
         if row["status"] == "excluded":
             continue  # not run: the design declares breaking a rule the scenario races fatal
         if row["status"] != "ok":
-            raise InputError(f"{row['scenario']} {row['design']} failed its verification: {row.get('failure')}")
+            raise InputError(f"{source}: {row['scenario']} {row['design']} ×{row['threads']} failed its verification: "
+                             f"{row.get('failure')}")
         name = names.get((row["scenario"], row["design"]))
         if name is None:
             continue  # no benchmark of the suite measures it
@@ -122,7 +125,7 @@ def main(argv: list[str]) -> int:
         catalog = cat.load(argv[2])
         suite = cat.benchmarks(catalog)
         bench = load_benchmark_counts(argv[1])
-        rows = agreement(bench, stepbench_rows(read_stepbench_rows(argv[3:]), suite), suite)
+        rows = agreement(bench, stepbench_rows(read_stepbench_rows(argv[3:]), suite, ", ".join(argv[3:])), suite)
     except (InputError, cat.CatalogError) as error:
         print(f"malloc_agreement: {error}", file=sys.stderr)
         return 1

@@ -1,1 +1,1 @@
-"""StepBench performance reports: REPORT.md and SVG charts from stepbench/1 results files."""
+"""StepBench performance reports: REPORT.md and SVG charts from results files, as `stepbench read` reads them."""

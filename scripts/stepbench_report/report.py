@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 from . import charts, history, tool
-from .results import ResultsError, load, preset
+from .results import ResultsError, load
 
 def _fmt_ns(v):
     return f"{v:,.0f} ns" if v >= 100 else f"{v:.1f} ns"
@@ -178,9 +178,13 @@ def regression_section(args, results):
 
 
 def _method(folder, section, text):
-    """A link to docs/METHOD.md's `section` (its heading's anchor) from the report's folder: the
-    method is written there once, the report only says where."""
-    path = os.path.relpath(os.path.join(tool.ROOT, "docs", "METHOD.md"), folder)
+    """Where docs/METHOD.md explains it (the method is written there once, the report only says
+    where): a link to the section's heading from a report inside this checkout; from one outside
+    it (a link would point into this machine's checkout), the section named."""
+    root = os.path.abspath(tool.ROOT)
+    if os.path.commonpath([os.path.abspath(folder), root]) != root:
+        return f'{text}: StepBench\'s docs/METHOD.md, "{section}"'
+    path = os.path.relpath(os.path.join(root, "docs", "METHOD.md"), folder)
     anchor = "".join(c for c in section.lower().replace(" ", "-") if c.isalnum() or c == "-")
     return f"[{text}]({path}#{anchor})"
 
@@ -194,7 +198,7 @@ def build(args, results, folder):
           f"Produced by `scripts/report` from {made_by}: measured at commit `{m.get('gitCommit', '?')[:10]}`"
           f"{' (dirty)' if m.get('gitDirty') else ''}, {m.get('buildConfiguration')} build, {m.get('swiftVersion')}, "
           f"{m.get('kernel')}, allocator {m.get('allocator')}; created {results.created_at}; "
-          f"preset {preset(results.configuration)}, {results.configuration.get('repetitions')} repetitions in shuffled rounds (order seed {results.configuration.get('orderSeed', '–')}); "
+          f"preset {results.configuration.get('preset')}, {results.configuration.get('repetitions')} repetitions in shuffled rounds (order seed {results.configuration.get('orderSeed', '–')}); "
           f"hand-off {results.configuration.get('handoff')}.", "", "## Verdict", ""]
     md += [f"{i + 1}. {line}" for i, line in enumerate(verdict(results))]
     per_round = ", ".join(x for x in results.scenarios() if results.unit(x) != "element" and not results.is_floor(x))
@@ -254,7 +258,7 @@ def build(args, results, folder):
     if warnings:
         md += ["**Harness warnings** (a design faster than its own floor: the harness, not the design):", ""]
         md += [f"- {w}" for w in warnings] + [""]
-    md += history_section(results, folder, method)
+    md += history_section(results, folder)
     md += conformance_section(results)
     md += ["## Regressions", ""] + regression_section(args, results) + [""]
     excluded = [r for r in results.rows if r["status"] == "excluded"]
@@ -286,7 +290,7 @@ def conformance_section(results) -> list[str]:
             "the results file.", ""] + table + [""]
 
 
-def history_section(results, folder, method) -> list[str]:
+def history_section(results, folder) -> list[str]:
     """Change points over the runs of this machine kind: every results and profile file in the
     folder of the (first) results file, as `scripts/history` finds them, with a trend chart per
     scenario. A folder history cannot read is named in the report; the rest of it still stands."""
@@ -302,7 +306,7 @@ def history_section(results, folder, method) -> list[str]:
     if len(runs) < 2 and len([f for f in h.files if f.has_profiles]) < 2:
         return md + [f"Only one run in `{shown}/`: no history yet (each `scripts/bench` adds one).", ""]
     md += [f"Every run and profile in `{shown}/` in commit order, as `scripts/history {shown}/` reads them; a change "
-           f"point is the first run of a new regime ({method('History', 'how one is found and accepted')}).", ""]
+           f"point is the first run of a new regime ({_method(folder, 'History', 'how one is found and accepted')}).", ""]
     md += [history.render(h, "markdown").strip(), ""]
     if charts.history_instructions(h, results, os.path.join(folder, "history-instructions.svg")):
         md += ["![instructions per element over the commits](history-instructions.svg)", ""]

@@ -16,12 +16,6 @@ def in_order(names, catalog_order=()):
     return listed + [n for n in seen if n not in listed]
 
 
-def preset(configuration):
-    """How much a run measured ("quick", "full"): `configuration.preset`, or `profile` in files
-    written before it was called a preset."""
-    return configuration.get("preset", configuration.get("profile"))
-
-
 class ResultsError(Exception):
     """A results file that cannot be used: the message names the file and what to do."""
 
@@ -35,9 +29,9 @@ class Results:
     rows: list = field(default_factory=list)
     profiles: list = field(default_factory=list)
     harness_warnings: list = field(default_factory=list)
-    #: the catalog the files were written with (`stepbench list --of FILE` for older files)
+    #: the catalog the files were written with (for older files, today's with the floors of their time)
     catalog: dict = None
-    #: the files' machine kind, as the tool names it (`stepbench machine FILE`)
+    #: the files' machine kind, as the tool names it
     machine_id: str = None
     #: the tool's own catalog (`stepbench list --format json`): the questions a report answers and
     #: what each scenario is (a floor, its unit of work, whether throughput grows with threads)
@@ -124,7 +118,7 @@ def load(paths):
     except tool.ToolError as e:
         raise ResultsError(str(e))
     data = document["results"]
-    return Results(paths=list(paths), machine=data["machine"], configuration=data["configuration"],
+    return Results(paths=document["files"], machine=data["machine"], configuration=data["configuration"],
                    created_at=data.get("createdAt", "?"), rows=data["rows"], profiles=data.get("profiles") or [],
                    harness_warnings=list(data.get("harnessWarnings") or []), catalog=document["catalog"],
                    tool_catalog=tool_catalog, machine_id=document["machineID"], path_rows=data.get("paths") or [],

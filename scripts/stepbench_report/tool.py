@@ -39,7 +39,7 @@ def ask(*arguments):
 
 
 # What these scripts read from the catalog; a tool without them is older than the scripts.
-CATALOG_KEYS = ("readableSchemas", "perElementScenario", "crossThreadScenario", "contendedScenarios",
+CATALOG_KEYS = ("perElementScenario", "crossThreadScenario", "contendedScenarios",
                 "referenceDesign", "scenarios", "designs")
 
 
@@ -66,6 +66,9 @@ def text(*arguments, statuses=(0,)):
         raise ToolError(f"`stepbench {' '.join(arguments)}` did not answer in 10 minutes")
     if done.returncode not in statuses:
         message = done.stderr.strip().removeprefix("Error: ")
+        if done.returncode == 64:  # a usage error: the scripts asked for something the binary does not have
+            message += (f"\n({path} does not take `stepbench {' '.join(arguments[:1])}` as these scripts ask it: is it "
+                        f"older than them? build this checkout's: `swift build -c release --package-path Bench --product stepbench`)")
         raise ToolError(message or f"`stepbench {' '.join(arguments)}` exited {done.returncode}")
     return done.stdout
 

@@ -24,8 +24,7 @@ SUITE = {b["name"]: b for b in [
 
 def write_catalog(tmp_path, suite=SUITE):
     path = tmp_path / "catalog.json"
-    path.write_text(json.dumps({"designs": [], "scenarios": [], "benchmarks": list(suite.values()),
-                                "readableSchemas": ["stepbench/2", "stepbench/1"]}))
+    path.write_text(json.dumps({"designs": [], "scenarios": [], "benchmarks": list(suite.values())}))
     return str(path)
 
 
@@ -128,5 +127,5 @@ def test_a_row_a_design_was_left_out_of_is_not_a_failed_verification(tmp_path):
     agreed = ma.agreement(ma.load_benchmark_counts(bench), ma.stepbench_rows(rows, SUITE), SUITE)
     assert [(r["name"], r["agrees"]) for r in agreed] == [("sync-step_atomic", True)]
     rows[1]["status"] = "failed"
-    with pytest.raises(ma.InputError, match="flatmap-future failed its verification"):
+    with pytest.raises(ma.InputError, match="stale-storm flatmap-future ×2 failed its verification"):
         ma.stepbench_rows(rows, SUITE)

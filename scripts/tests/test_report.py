@@ -45,21 +45,27 @@ def test_report_mentions_every_design_and_scenario(built):
 
 
 def test_the_method_is_linked_not_restated(tmp_path):
-    """Each section says where docs/METHOD.md explains it, by a link that resolves: to the file
-    from the report's folder, and to one of its headings (here and in the committed report)."""
-    out = tmp_path / "report"
-    profile = os.path.join(os.path.dirname(FIXTURE), "profile.json")
-    assert report.main([FIXTURE, profile, "--out", str(out)]) == 0
+    """Each section says where docs/METHOD.md explains it: in the committed report by a link that
+    resolves (to the file from the report's folder, and to one of its headings); in a report
+    outside the checkout, where a link would point into this machine's checkout, by the section's
+    name."""
     method = pathlib.Path(tool.ROOT, "docs", "METHOD.md").resolve()
-    headings = [line.lstrip("#").strip() for line in method.read_text().splitlines() if line.startswith("#")]
+    headings = {line.lstrip("#").strip() for line in method.read_text().splitlines() if line.startswith("#")}
     anchors = {"".join(c for c in h.lower().replace(" ", "-") if c.isalnum() or c == "-") for h in headings}
+    assert {"how-it-measures", "the-regression-gate-and-its-baseline",
+            "what-the-api-costs-and-what-synchronisation-costs"} <= anchors  # GitHub's anchors, as README links them
     committed = pathlib.Path(tool.ROOT, "results", "amd-epyc-2c", "report", "REPORT.md")
-    for made, least in ((out / "REPORT.md", 4), (committed, 7)):
-        links = re.findall(r"\]\(([^)#]*METHOD\.md)#([^)]+)\)", made.read_text())
-        assert len(links) >= least, (made, links)
-        for path, anchor in links:
-            assert (made.parent / path).resolve() == method, (made, path)
-            assert anchor in anchors, (made, anchor)
+    links = re.findall(r"\]\(([^)#]*METHOD\.md)#([^)]+)\)", committed.read_text())
+    assert len(links) >= 7, links
+    for path, anchor in links:
+        assert (committed.parent / path).resolve() == method, path
+        assert anchor in anchors, anchor
+    out = tmp_path / "report"
+    assert report.main([FIXTURE, "--out", str(out)]) == 0
+    text = (out / "REPORT.md").read_text()
+    assert "METHOD.md#" not in text
+    named = re.findall(r"StepBench's docs/METHOD.md, \"([^\"]+)\"", text)
+    assert len(named) >= 4 and set(named) <= headings, named
 
 
 def test_every_chart_is_valid_svg_with_expected_series(built):
@@ -92,7 +98,8 @@ def test_wrong_schema_is_a_clear_error_and_writes_nothing(tmp_path, capsys):
 @pytest.mark.parametrize("content,expected", [
     ("not json", "not a JSON results file"),
     ('{"schema": "stepbench/1"}', "malformed stepbench/1 file: the top level has no '"),
-    ('{"schema": "stepbench/1", "machine": {}, "configuration": {}, "rows": 3}', "malformed stepbench/1 file: "),
+    (json.dumps(dict(json.load(open(FIXTURE)), rows=3)), "malformed stepbench/1 file: rows is not a list"),
+    ('{"schema": 1}', "schema is '1', expected"),
     ('[1, 2]', "not a results file (the top level is not an object)"),
 ])
 def test_malformed_files_are_clear_errors_and_write_nothing(tmp_path, capsys, content, expected):
@@ -250,6 +257,10 @@ def test_the_conformance_table_beside_the_results_and_excluded_rows_are_reported
     not_run = text.split("## Not run")[1].split("##")[0]
     assert f"stale-storm `atomic` ×{row['threads']}: not run: atomic declares rule S2 broken" in not_run
     assert "## Failed, crashed or hung" not in text
+    # a folder stands for its latest.json, as for every command: the conformance table beside it is found
+    again = tmp_path / "again"
+    assert report.main([str(folder) + "/", "--out", str(again)]) == 0
+    assert "| D1 | ok |" in (again / "REPORT.md").read_text().split("## Conformance")[1]
 
 
 def test_the_verdict_calls_a_tie_where_the_tools_rounds_do_not_separate(tmp_path):

@@ -11,10 +11,14 @@ extension StepBench {
                 "Each file is checked (its schema and shape; an error names the file and the problem). Several are combined by `merge --combine --across-builds`'s rule, the one compare and the gate use: each row, profile and path measured by one file only (two that measured the same are refused, naming both); the machine, configuration and time are the first file's with rows. The document holds the combined file (`results`), the catalog it was written with (`catalog`), its machine kind (`machineID`) and each file's rankings (`rankings`, as `stepbench rank` makes them: one file's rounds are never paired with another's)."
         )
 
-        @Argument(help: "Results and profile files (stepbench run, stepbench profile) of one machine kind.")
+        @Argument(
+            help:
+                "Results and profile files (stepbench run, stepbench profile) of one machine kind; a folder: its latest.json."
+        )
         var files: [String]
 
         struct Document: Encodable {
+            /// The files read, as given (a folder: its latest.json).
             var files: [String]
             var machineID: String
             var catalog: Catalog
@@ -23,11 +27,13 @@ extension StepBench {
         }
 
         func run() throws {
-            let inputs = try files.map { try ResultsFile.read(resultsURL($0)) }
+            let urls = files.map(resultsURL)
+            let inputs = try urls.map(ResultsFile.read)
             let results =
                 inputs.count == 1 ? inputs[0] : try ResultsFile.combined(inputs, names: files, acrossBuilds: true)
             let document = Document(
-                files: files, machineID: results.machine.machineID, catalog: results.writtenWith, results: results,
+                files: urls.map(\.relativePath), machineID: results.machine.machineID, catalog: results.writtenWith,
+                results: results,
                 rankings: inputs.flatMap(Ranking.rank))
             print(String(decoding: try JSONOutput.encode(document), as: UTF8.self))
         }

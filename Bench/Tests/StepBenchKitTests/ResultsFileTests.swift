@@ -117,6 +117,36 @@ struct ResultsFileTests {
         #expect { try ResultsFile.read(bare) } throws: {
             "\($0)".contains("bare.json: malformed stepbench/1 file: the top level has no '")
         }
+        // a real file, broken in one place at a time
+        func broken(_ name: String, _ change: (inout [String: Any]) -> Void) throws -> URL {
+            var top = try #require(
+                try JSONSerialization.jsonObject(with: JSONOutput.encode(Self.sample())) as? [String: Any])
+            change(&top)
+            let url = folder.appendingPathComponent(name)
+            try JSONSerialization.data(withJSONObject: top).write(to: url)
+            return url
+        }
+        func rows(_ change: @escaping (inout [String: Any]) -> Void) -> (inout [String: Any]) -> Void {
+            { top in
+                var rows = top["rows"] as! [[String: Any]]
+                change(&rows[0])
+                top["rows"] = rows
+            }
+        }
+        let expected = [
+            ("nodesign.json", rows { $0["design"] = nil }, "rows[0] has no 'design'"),
+            ("rowsnumber.json", { $0["rows"] = 3 }, "rows is not a list"),
+            ("threadstext.json", rows { $0["threads"] = "one" }, "rows[0].threads is not a number"),
+            ("nosummary.json", rows { $0["summary"] = nil }, "rows[0] is ok but has no summary"),
+        ]
+        for (name, change, problem) in expected {
+            let url = try broken(name, change)
+            #expect { try ResultsFile.read(url) } throws: {
+                "\($0)".contains("\(url.relativePath): malformed stepbench/2 file: \(problem)")
+            }
+        }
+        let numbered = try broken("schema2.json") { $0["schema"] = 2 }
+        #expect { try ResultsFile.read(numbered) } throws: { "\($0)".contains("schema2.json: schema is '2', expected") }
         let list = folder.appendingPathComponent("list.json")
         try Data("[1, 2]".utf8).write(to: list)
         #expect { try ResultsFile.read(list) } throws: {

@@ -31,32 +31,26 @@ public struct Ranking: Encodable, Equatable, Sendable {
     }
 
     public struct Pair: Encodable, Equatable, Sendable {
-        public var faster: Subject
-        public var slower: Subject
+        public let faster: Subject
+        public let slower: Subject
         /// Slower over faster, the geometric mean over the rounds both ran (nil: too few rounds).
-        public var ratio: Double?
-        public var ciLow: Double?
-        public var ciHigh: Double?
-        public var rounds: Int
+        public let ratio: Double?
+        public let ciLow: Double?
+        public let ciHigh: Double?
+        public let rounds: Int
         /// The interval lies wholly above 1: `faster` is faster.
-        public var separated: Bool { (ciLow ?? 0) > 1 }
+        public let separated: Bool
         /// The interval lies wholly below 1: `slower` (by median) is faster round by round (a
         /// bimodal timing can put the medians and the rounds at odds).
-        public var reversed: Bool { (ciHigh ?? .infinity) < 1 }
+        public let reversed: Bool
 
-        enum CodingKeys: String, CodingKey { case faster, slower, ratio, ciLow, ciHigh, rounds, separated, reversed }
-
-        /// The stored fields, and for readers (the report) the two verdicts they imply.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(faster, forKey: .faster)
-            try container.encode(slower, forKey: .slower)
-            try container.encodeIfPresent(ratio, forKey: .ratio)
-            try container.encodeIfPresent(ciLow, forKey: .ciLow)
-            try container.encodeIfPresent(ciHigh, forKey: .ciHigh)
-            try container.encode(rounds, forKey: .rounds)
-            try container.encode(separated, forKey: .separated)
-            try container.encode(reversed, forKey: .reversed)
+        /// `interval`: the ratio and its interval (nil with too few rounds), which decide
+        /// `separated` and `reversed`.
+        init(faster: Subject, slower: Subject, rounds: Int, interval: (center: Double, low: Double, high: Double)?) {
+            (self.faster, self.slower, self.rounds) = (faster, slower, rounds)
+            (ratio, ciLow, ciHigh) = (interval?.center, interval?.low, interval?.high)
+            separated = interval.map { $0.low > 1 } ?? false
+            reversed = interval.map { $0.high < 1 } ?? false
         }
     }
 
@@ -120,13 +114,11 @@ public struct Ranking: Encodable, Equatable, Sendable {
             for j in ordered.indices where j > i {
                 let (fast, slow) = (ordered[i].0, ordered[j].0)
                 let logs = zip(slow.values, fast.values).map { log($0 / $1) }
-                var pair = Pair(
-                    faster: fast.design, slower: slow.design, ratio: nil, ciLow: nil, ciHigh: nil, rounds: logs.count)
-                if logs.count >= minimumRounds {
-                    (pair.ratio, pair.ciLow, pair.ciHigh) = Statistics.studentTInterval(
-                        ofLogs: logs, tail: (1 - level) / 2)
-                }
-                pairs.append(pair)
+                pairs.append(
+                    Pair(
+                        faster: fast.design, slower: slow.design, rounds: logs.count,
+                        interval: logs.count >= minimumRounds
+                            ? Statistics.studentTInterval(ofLogs: logs, tail: (1 - level) / 2) : nil))
             }
         }
         return Ranking(

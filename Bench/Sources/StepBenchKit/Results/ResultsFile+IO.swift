@@ -33,7 +33,7 @@ extension ResultsFile {
     public static func read(_ url: URL) throws -> ResultsFile {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw ResultsError("\(url.path): cannot read (\(error.localizedDescription))")
+            throw ResultsError("\(url.relativePath): cannot read (\(error.localizedDescription))")
         }
         return try decode(data, from: url)
     }
@@ -41,29 +41,47 @@ extension ResultsFile {
     /// The results file `data` holds (read from `url`, which errors name), checking its schema.
     static func decode(_ data: Data, from url: URL) throws -> ResultsFile {
         struct Header: Decodable { var schema: String? }
-        guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
-            let json = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
-            throw ResultsError(
-                "\(url.path): "
-                    + (json ? "not a results file (the top level is not an object)" : "not a JSON results file"))
+        let name = url.relativePath  // as it was given
+        guard let top = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+            throw ResultsError("\(name): not a JSON results file")
         }
-        guard let schema = header.schema, readableSchemas.contains(schema) else {
+        guard top is [String: Any] else {
+            throw ResultsError("\(name): not a results file (the top level is not an object)")
+        }
+        guard let header = try? JSONDecoder().decode(Header.self, from: data), let schema = header.schema,
+            readableSchemas.contains(schema)
+        else {
+            let found = (top as? [String: Any])?["schema"].map { "'\($0)'" } ?? "missing"
             throw ResultsError(
-                "\(url.path): schema is \(header.schema.map { "'\($0)'" } ?? "missing"), expected \(readableSchemas.map { "'\($0)'" }.joined(separator: " or ")); re-run `stepbench run` or use a matching stepbench version"
+                "\(name): schema is \(found), expected \(readableSchemas.map { "'\($0)'" }.joined(separator: " or ")); re-run `stepbench run` or use a matching stepbench version"
             )
         }
-        do { return try JSONDecoder().decode(ResultsFile.self, from: data) } catch {
+        let file: ResultsFile
+        do { file = try JSONDecoder().decode(ResultsFile.self, from: data) } catch {
             let what = (error as? DecodingError).map(Self.describe) ?? "\(error)"
-            var failure = ResultsError("\(url.path): malformed \(schema) file: \(what)")
+            var failure = ResultsError("\(name): malformed \(schema) file: \(what)")
             failure.underlying = error
             throw failure
         }
+        if let i = file.rows.firstIndex(where: { $0.status == .ok && $0.summary == nil }) {
+            throw ResultsError("\(name): malformed \(schema) file: rows[\(i)] is ok but has no summary")
+        }
+        return file
     }
 }
 
 extension ResultsFile {
     /// What is wrong where, in the file's own terms: "rows[0] has no 'design'".
     static func describe(_ error: DecodingError) -> String {
+        func kind(_ type: Any.Type) -> String {  // in JSON's terms
+            let name = String(describing: type)
+            if name.hasPrefix("Array") { return "a list" }
+            if name.hasPrefix("Dictionary") { return "an object" }
+            if name == "String" { return "a string" }
+            if name == "Bool" { return "true or false" }
+            if ["Int", "Int64", "UInt64", "Double", "Float"].contains(name) { return "a number" }
+            return "a \(name)"
+        }
         func place(_ path: [any CodingKey]) -> String {
             guard !path.isEmpty else { return "the top level" }
             return path.reduce("") { text, key in
@@ -73,8 +91,7 @@ extension ResultsFile {
         switch error {
         case .keyNotFound(let key, let context): return "\(place(context.codingPath)) has no '\(key.stringValue)'"
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            let name = String(describing: type)
-            return "\(place(context.codingPath)) is not \(name.hasPrefix("Array") ? "a list" : "a \(name)")"
+            return "\(place(context.codingPath)) is not \(kind(type))"
         case .dataCorrupted(let context):
             return "\(place(context.codingPath)): \(context.debugDescription)"
         @unknown default: return "\(error)"
