@@ -16,7 +16,7 @@ struct CallgrindDump {
     init(contentsOf url: URL) throws {
         let text = try String(contentsOf: url, encoding: .utf8)
         var object = "", function = "", skipNext = false
-        var sum: UInt64 = 0
+        var sum: UInt64 = 0, summary: UInt64? = nil
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             if line.hasPrefix("0x") {
                 if skipNext {  // the inclusive cost of the call above: not this function's own
@@ -38,13 +38,17 @@ struct CallgrindDump {
                 skipNext = true
             } else if line.hasPrefix("desc: Trigger: ") {
                 trigger = String(line.dropFirst("desc: Trigger: ".count))
-            } else if line.hasPrefix("summary: ") || line.hasPrefix("totals: ") {
-                total = UInt64(line.split(separator: " ").last ?? "") ?? 0
+            } else if line.hasPrefix("summary: ") {
+                summary = UInt64(line.split(separator: " ").last ?? "")
             }
         }
+        // The summary is what the part counted; its cost lines (their sum is the part's "totals")
+        // must be that and nothing more: lines holding more carry costs from before the window.
+        total = summary ?? sum
         guard sum == total else {
             throw CallgrindDumpError(
-                "\(url.lastPathComponent): the cost lines add up to \(sum) instructions, the summary says \(total)")
+                "\(url.lastPathComponent): the cost lines add up to \(sum) instructions, the part counted \(total): they hold costs from before the window (open it with a dump, not CALLGRIND_ZERO_STATS)"
+            )
         }
     }
 
