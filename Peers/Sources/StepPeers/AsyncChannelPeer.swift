@@ -16,7 +16,8 @@ struct AsyncChannelPeer: SteppingStrategy {
             LoopIssues.poolWidth,
             LoopIssues.twoTasksSlow,
             .init(.d2, "the producer task asks upstream for the next input as soon as the consumer takes one"),
-        ])
+        ],
+        instructionTolerance: peerInstructionTolerance)
 
     func step<Upstream: Publisher>(
         _ upstream: Upstream,

@@ -26,7 +26,8 @@ struct FlatMapFuturePeer: SteppingStrategy {
             .init(.c6, "a completion sent from inside the stepper reaches it inside that call, or after .cancel"),
             .init(.r1, "the chain keeps the stepper (flatMap's transform) after the completion"),
             .init(.r3, "the stepper is not released at the completion (R1)"),
-        ])
+        ],
+        instructionTolerance: peerInstructionTolerance)
 
     func step<Upstream: Publisher>(
         _ upstream: Upstream,

@@ -14,7 +14,8 @@ struct ValuesPeer: SteppingStrategy {
             .init(
                 .s3, "a promise fulfilled after cancel() resumes the cancelled loop, which asks upstream once more",
                 isIntermittent: true),
-        ])
+        ],
+        instructionTolerance: peerInstructionTolerance)
 
     func step<Upstream: Publisher>(
         _ upstream: Upstream,

@@ -18,7 +18,8 @@ struct WatermarkChannelPeer: SteppingStrategy {
             .init(LoopIssues.poolWidth.rule, LoopIssues.poolWidth.reason, isIntermittent: true),
             LoopIssues.twoTasksSlow,
             .init(.d2, "the channel asks for the next input as soon as the consumer takes one (low watermark 1)"),
-        ])
+        ],
+        instructionTolerance: peerInstructionTolerance)
 
     func step<Upstream: Publisher>(
         _ upstream: Upstream,
