@@ -208,6 +208,16 @@ struct PathTests {
         #expect { try CallgrindDump(contentsOf: url) } throws: {
             "\($0)".contains("add up to 19 instructions, the part counted 18")
         }
+        try text.replacingOccurrences(of: "summary: 19\n", with: "").write(to: url, atomically: true, encoding: .utf8)
+        #expect { try CallgrindDump(contentsOf: url) } throws: { "\($0)".contains("no summary line") }
+        // The part a window's open writes (what ran before it, its lines above its summary) is
+        // not read: the run's parts are the windows.
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "stepbench-window sync-more atomic 200", with: MeasuredWindow.openLabel)
+            .replacingOccurrences(of: "summary: 19", with: "summary: 2")
+            .write(to: folder.appendingPathComponent("out.2"), atomically: true, encoding: .utf8)
+        let parts = try CallgrindDump.parts(of: folder.appendingPathComponent("out"))
+        #expect(parts.map(\.trigger) == ["Client Request: stepbench-window sync-more atomic 200"])
     }
 
     @Test("synchronising instructions: lock-prefixed, xchg with memory, mfence; nothing else")

@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchScenarios
 
 /// One dump part of a callgrind run made with `--dump-instr=yes --compress-strings=no
 /// --compress-pos=no`: its trigger, its total, and its exclusive instructions by function and
@@ -44,23 +45,42 @@ struct CallgrindDump {
         }
         // The summary is what the part counted; its cost lines (their sum is the part's "totals")
         // must be that and nothing more: lines holding more carry costs from before the window.
-        total = summary ?? sum
+        guard let summary else {
+            throw CallgrindDumpError("\(url.lastPathComponent): no summary line; is it a whole callgrind dump part?")
+        }
+        total = summary
         guard sum == total else {
             throw CallgrindDumpError(
-                "\(url.lastPathComponent): the cost lines add up to \(sum) instructions, the part counted \(total): they hold costs from before the window (open it with a dump, not CALLGRIND_ZERO_STATS)"
-            )
+                "\(url.lastPathComponent): the cost lines add up to \(sum) instructions, the part counted \(total): "
+                    + (sum > total
+                        ? "they hold costs from before the window (open it with a dump, not CALLGRIND_ZERO_STATS)"
+                        : "lines are missing (a truncated file?)"))
         }
     }
 
     /// The parts of the run written to `output` (callgrind's `--callgrind-out-file`): `output.1`,
-    /// `output.2`, … for the client requests' dumps; `output` itself is the dump at exit.
+    /// `output.2`, … for the client requests' dumps; `output` itself is the dump at exit. The
+    /// parts that open a window (``MeasuredWindow/openLabel``: what ran before it) are left
+    /// unread.
     static func parts(of output: URL) throws -> [CallgrindDump] {
         let folder = output.deletingLastPathComponent()
         let prefix = output.lastPathComponent + "."
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { $0.hasPrefix(prefix) && Int($0.dropFirst(prefix.count)) != nil }
             .sorted { Int($0.dropFirst(prefix.count))! < Int($1.dropFirst(prefix.count))! }
-        return try names.map { try CallgrindDump(contentsOf: folder.appendingPathComponent($0)) }
+        return try names.map { folder.appendingPathComponent($0) }.filter { !(try opensAWindow($0)) }
+            .map { try CallgrindDump(contentsOf: $0) }
+    }
+
+    /// Whether the part at `url` is one a window's open wrote: its trigger, read from the header
+    /// (the part's first lines) without reading the costs.
+    static func opensAWindow(_ url: URL) throws -> Bool {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        let head = String(decoding: try handle.read(upToCount: 4096) ?? Data(), as: UTF8.self)
+        return head.split(separator: "\n").contains {
+            $0 == "desc: Trigger: Client Request: \(MeasuredWindow.openLabel)"
+        }
     }
 }
 
