@@ -191,7 +191,6 @@ def _method(folder, section, text):
 
 def build(args, results, folder):
     charts.use_design_order(results.designs())  # every chart colours a design alike
-    method = lambda section, text: _method(folder, section, text)  # noqa: E731
     m = results.machine
     made_by = ", ".join(os.path.relpath(p) for p in results.paths)
     md = [f"# StepBench report — {m.get('cpuModel')} ({m.get('cores')} cores)", "",
@@ -204,13 +203,13 @@ def build(args, results, folder):
     per_round = ", ".join(x for x in results.scenarios() if results.unit(x) != "element" and not results.is_floor(x))
     md += ["", f"## Speed relative to `{results.role('referenceDesign')}` and to the floor", "",
            f"Median ns/element{f' ({per_round}: per round)' if per_round else ''}; ★ = fastest in the row; ×floor: over the "
-           f"scenario's own floor ({method('How it measures', 'a floor of its shape')}).", ""]
+           f"scenario's own floor ({_method(folder, 'How it measures', 'a floor of its shape')}).", ""]
     md += relative_table(results)
     md += ["", "Oversubscribed: more threads than cores, shown and never decided "
-           f"({method('Reading a verdict', 'reading a verdict')}).",
+           f"({_method(folder, 'Reading a verdict', 'reading a verdict')}).",
            "", "## What contention did, per element", "",
            "Per element: the scenario's own side count, context switches, and what a counting build of the designs "
-           f"counts ({method('How it measures', 'contention counts')}).", ""]
+           f"counts ({_method(folder, 'How it measures', 'contention counts')}).", ""]
     md += counts_table(results)
     md += ["", "## Throughput vs threads", ""]
     for scenario in results.scenarios():
@@ -242,11 +241,11 @@ def build(args, results, folder):
         md += instruction_breakdown(results, top)
     else:
         md += ["Instructions per element: not in these results (pass a `stepbench profile` file too).", ""]
-    md += path_section(results, method)
-    md += split_section(results, method)
+    md += path_section(results, folder)
+    md += split_section(results, folder)
     md += ["## Repetitions and the scheduler", "",
            "One point per repetition (ns/element, log scale); hollow: preempted or migrated "
-           f"({method('How it measures', 'the scheduler, per repetition')}).", ""]
+           f"({_method(folder, 'How it measures', 'the scheduler, per repetition')}).", ""]
     for scenario in results.scenarios():
         if results.is_floor(scenario) or not results.ok_rows(scenario):
             continue
@@ -318,7 +317,7 @@ def history_section(results, folder) -> list[str]:
     return md
 
 
-def path_section(results, method) -> list[str]:
+def path_section(results, folder) -> list[str]:
     """Every path driver's exact counts per event, one table row per path and a column per
     design (the tool's order): instructions, synchronising instructions, allocations. Rows the
     tool marks not exact (a hand-off to a design's own executor) carry a *."""
@@ -338,7 +337,7 @@ def path_section(results, method) -> list[str]:
     md = ["## Every path, counted exactly", "",
           "Per event of each path, by `stepbench profile`: instructions / synchronising instructions / allocations; "
           "* follows the schedule, shown and not gated "
-          f"({method('The regression gate and its baseline', 'what is counted and gated')}).", ""]
+          f"({_method(folder, 'The regression gate and its baseline', 'what is counted and gated')}).", ""]
     md += ["| path | " + " | ".join(f"`{d}`" for d in designs) + " |", "|---|" + "---:|" * len(designs)]
     for path in order:
         cells = []
@@ -354,7 +353,7 @@ def path_section(results, method) -> list[str]:
     return md + [""]
 
 
-def split_section(results, method) -> list[str]:
+def split_section(results, folder) -> list[str]:
     """The tool's split of each design's instructions per event over the floor: the stepping
     API's part (the API floor − the floor) and the design's synchronisation (design − the API
     floor). The API floor's name is the catalog's."""
@@ -364,7 +363,7 @@ def split_section(results, method) -> list[str]:
     md = ["## What the API costs and what synchronisation costs", "",
           f"Instructions per event: *API* = {api} − floor, *synchronisation* = design − {api}, *sync. instr.* its "
           f"synchronising instructions over {api}'s; * follows the schedule "
-          f"({method('What the API costs and what synchronisation costs', 'the split')}).", "",
+          f"({_method(folder, 'What the API costs and what synchronisation costs', 'the split')}).", "",
           f"| path | design | instructions | floor | {api} | API | synchronisation | sync. instr. |",
           "|---|---|---:|---:|---:|---:|---:|---:|"]
 

@@ -29,8 +29,7 @@ extension StepBench {
         func run() throws {
             let urls = files.map(resultsURL)
             let inputs = try urls.map(ResultsFile.read)
-            let results =
-                inputs.count == 1 ? inputs[0] : try ResultsFile.combined(inputs, names: files, acrossBuilds: true)
+            let results = try ResultsFile.combined(inputs, names: files, acrossBuilds: true)
             let document = Document(
                 files: urls.map(\.relativePath), machineID: results.machine.machineID, catalog: results.writtenWith,
                 results: results,

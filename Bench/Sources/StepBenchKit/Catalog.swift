@@ -40,7 +40,6 @@ public struct Catalog: Codable, Equatable, Sendable {
         public var exact: [String]
     }
 
-    /// One benchmark of the package-benchmark suite.
     /// One `stepbench run` of the CI gate's allocation check: these scenarios at the suite's
     /// elements per iteration (so that the two tools' counts are of the same work).
     public struct GateRun: Codable, Equatable, Sendable {
@@ -48,6 +47,7 @@ public struct Catalog: Codable, Equatable, Sendable {
         public var scenarios: [String]
     }
 
+    /// One benchmark of the package-benchmark suite.
     public struct Benchmark: Codable, Equatable, Sendable {
         public var name: String
         public var scenario: String

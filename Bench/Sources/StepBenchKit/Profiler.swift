@@ -142,19 +142,8 @@ public struct Profiler {
         return (window.total, window.functions)
     }
 
-    @discardableResult
-    private func run(_ command: String, _ arguments: [String], input: Data? = nil) throws -> String {
-        let environment = Measuring.instructions.environment
-        let result: ChildLaunch.Outcome
-        do { result = try ChildLaunch.command(command, arguments, environment: environment).run(input: input) } catch {
-            throw ScenarioFailure(
-                "profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
-        }
-        guard result.status == 0 else {
-            let tail = result.stderrText.split(separator: "\n").suffix(3).joined(separator: " / ")
-            throw ScenarioFailure("profile: \(command) exited \(result.status): \(tail)")
-        }
-        return result.stdoutText
+    private func run(_ command: String, _ arguments: [String], input: Data? = nil) throws {
+        _ = try Measuring.instructions.run(command, arguments, input: input, what: "profile: \(command)")
     }
 }
 

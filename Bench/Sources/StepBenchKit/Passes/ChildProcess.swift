@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchScenarios
 
 /// How the kit starts one of its child processes: an executable and the arguments that make it
 /// answer a ``ChildRequest`` (the command line's hidden child command: the command line owns
@@ -55,5 +56,22 @@ public enum Measuring: Sendable {
         case .counts: ["MALLOC_CONF": "tcache:false", "SWIFT_DETERMINISTIC_HASHING": "1"]
         case .instructions: ["MALLOC_CONF": "tcache:true", "SWIFT_DETERMINISTIC_HASHING": "1"]
         }
+    }
+
+    /// Runs `command` (found on PATH, or a path) to its end in this environment, `input` on its
+    /// standard input; its standard output. Throws, naming `what` ("profile: the path child of
+    /// locked"), when it cannot start or exits otherwise than with 0 (the last lines of its
+    /// standard error).
+    func run(_ command: String, _ arguments: [String], input: Data? = nil, what: String) throws -> Data {
+        let result: ChildLaunch.Outcome
+        do { result = try ChildLaunch.command(command, arguments, environment: environment).run(input: input) } catch {
+            throw ScenarioFailure(
+                "profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
+        }
+        guard result.status == 0 else {
+            let tail = result.stderrText.split(separator: "\n").suffix(4).joined(separator: " / ")
+            throw ScenarioFailure("\(what) exited \(result.status): \(tail)")
+        }
+        return result.stdout
     }
 }

@@ -122,24 +122,13 @@ public struct PathProfiler {
     {
         // Natively: exact allocation counts. Under callgrind: exact instructions.
         let measuring: Measuring = callgrindOutput == nil ? .counts : .instructions
-        let environment = measuring.environment
         let (command, arguments) =
             callgrindOutput.map { child.underCallgrind(valgrind, output: $0) }
             ?? (child.executable.path, child.arguments)
-        let result: ChildLaunch.Outcome
-        do {
-            result = try ChildLaunch.command(command, arguments, environment: environment)
-                .run(input: try JSONEncoder().encode(ChildRequest.paths(request)))
-        } catch {
-            throw ScenarioFailure(
-                "profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
-        }
-        guard result.status == 0 else {
-            let tail = result.stderrText.split(separator: "\n").suffix(4).joined(separator: " / ")
-            throw ScenarioFailure(
-                "profile: the path child of \(request.subject) exited \(result.status): \(tail)")
-        }
-        do { return try JSONDecoder().decode(PathResponse.self, from: result.stdout).windows } catch {
+        let answer = try measuring.run(
+            command, arguments, input: try JSONEncoder().encode(ChildRequest.paths(request)),
+            what: "profile: the path child of \(request.subject)")
+        do { return try JSONDecoder().decode(PathResponse.self, from: answer).windows } catch {
             throw ScenarioFailure("profile: the path child's answer is not a PathResponse: \(error)")
         }
     }
