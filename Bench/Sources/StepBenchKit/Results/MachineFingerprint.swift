@@ -51,7 +51,7 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
         uname(&uts)
         let release = withUnsafeBytes(of: &uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let commit = run("git", ["-C", directory, "rev-parse", "HEAD"]) ?? "unknown"
-        let dirty = !(run("git", ["-C", directory, "status", "--porcelain", "--untracked-files=no"]) ?? "").isEmpty
+        let dirty = isDirty(directory: directory)
         let swift =
             ProcessInfo.processInfo.environment["STEPBENCH_SWIFT_VERSION"]
             ?? run("swift", ["--version"])?.split(separator: "\n").first.map(String.init) ?? "unknown"
@@ -60,6 +60,15 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
             kernel: "Linux \(release)", swiftVersion: swift, gitCommit: commit,
             gitDirty: dirty, buildConfiguration: buildConfigurationOfThisBinary,
             allocator: AllocationCounter.allocatorDescription)
+    }
+
+    /// Whether the checkout at `directory` has uncommitted changes to tracked files outside its
+    /// `results/`: what the bench writes there (scripts/bench's profile before its run, a
+    /// refreshed baseline) is its output, not the code it measured.
+    static func isDirty(directory: String) -> Bool {
+        let measured = ["--", ":(top)", ":(top,exclude)results"]
+        let changed = run("git", ["-C", directory, "status", "--porcelain", "--untracked-files=no"] + measured)
+        return !(changed ?? "").isEmpty
     }
 
     /// Runs a command; its trimmed stdout, or nil if it failed.
