@@ -92,7 +92,8 @@ let targets: [Target] = [
     // stepbench: the tool with the peers (what users would pick instead, ../Peers) beside the
     // built-in designs, brought in as any outside design is.
     .executableTarget(
-        name: "stepbench", dependencies: ["StepBenchCLI", .product(name: "StepPeers", package: "StepPeers")]),
+        name: "stepbench",
+        dependencies: ["StepBenchCLI", "StepBenchScenarios", .product(name: "StepPeers", package: "StepPeers")]),
     .testTarget(
         name: "StepBenchKitTests",
         dependencies: [

@@ -58,6 +58,8 @@ if __name__ == "__main__":
     query = sys.argv[2]
     if query == "designs":  # every design, in the tool's order
         print(",".join(data["designs"]))
+    elif query == "scenarios":  # every scenario the tool knows, floors included
+        print(",".join(s["name"] for s in data["scenarios"]))
     elif query == "gate-designs":
         print(",".join(data["gateDesigns"]))
     elif query == "profiled-scenarios":

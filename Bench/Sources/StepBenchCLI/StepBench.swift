@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StepBenchKit
+import StepBenchScenarios
 import Stepping
 
 /// `stepbench`: measures the stepping designs. Tables go to stdout; progress and errors to stderr.
@@ -46,9 +47,11 @@ public struct StepBench: ParsableCommand {
     /// measured in the same session as the built-ins'. The tool's child processes (measuring
     /// passes, callgrind profiles, torture cases) run this same executable, so they know the
     /// designs too. Reading each design here describes it (a `static let` is described when first
-    /// read) before the command line, or a child's request, names it.
-    public static func main(designs: [SteppingDesign]) -> Never {
+    /// read) before the command line, or a child's request, names it. `directRows`: the direct
+    /// rows of designs that stand for a library of their own (``DirectRow``: `direct-sync`).
+    public static func main(designs: [SteppingDesign], directRows: [DirectRow] = []) -> Never {
         _ = designs  // read, so described
+        DirectRow.register(directRows)
         mainWithExitCodes()
     }
 

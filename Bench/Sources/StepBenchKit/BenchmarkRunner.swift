@@ -42,7 +42,7 @@ public struct BenchmarkRunner {
         for scenario in configuration.scenarios {
             let timed = configuration.elements ?? scenario.elements(configuration.preset)
             for threads in scenario.threadCounts(requested: configuration.threads) {
-                for subject in scenario.isFloor ? [.floor] : configuration.designs.map(Subject.design) {
+                for subject in scenario.subjects(among: configuration.designs) {
                     result.append(Combination(scenario: scenario, subject: subject, threads: threads, elements: timed))
                 }
             }

@@ -106,6 +106,12 @@ public struct Catalog: Codable, Equatable, Sendable {
     /// scenario with an exact count for a gate design (or a floor), grouped by the suite's
     /// elements, most elements first.
     public var gateRuns: [GateRun] = []
+    /// The peers: designs that stand for a library Swift users already have, each with a direct
+    /// row (``DirectRow``), measured by ``directScenario`` without the stepper contract, so that a
+    /// peer's cost splits into its library's and its bridge's.
+    public var peers: [String] = []
+    /// The scenario of the peers' direct rows (direct-sync), compared to ``perElementScenario``.
+    public var directScenario: String? = nil
 
     /// The gate's allocation runs of `benchmarks` (see ``gateRuns``).
     static func gateRuns(_ benchmarks: [Benchmark], gateDesigns: [String], floors: Set<String>) -> [GateRun] {
@@ -174,7 +180,9 @@ public struct Catalog: Codable, Equatable, Sendable {
             },
             gateRuns: gateRuns(
                 benchmarks, gateDesigns: gateDesigns,
-                floors: Set(ScenarioKind.allCases.filter(\.isFloor).map(\.rawValue))))
+                floors: Set(ScenarioKind.allCases.filter(\.isFloor).map(\.rawValue))),
+            peers: DirectRow.registered.map(\.peer.rawValue),
+            directScenario: ScenarioKind.directSync.rawValue)
     }
 }
 
@@ -204,6 +212,8 @@ extension Catalog {
             crossThreadScenario: try c.decodeIfPresent(String.self, forKey: .crossThreadScenario),
             contendedScenarios: try c.decodeIfPresent([String].self, forKey: .contendedScenarios) ?? [],
             knownIssues: try c.decodeIfPresent([String: [String]].self, forKey: .knownIssues) ?? [:],
-            gateRuns: try c.decodeIfPresent([GateRun].self, forKey: .gateRuns) ?? [])
+            gateRuns: try c.decodeIfPresent([GateRun].self, forKey: .gateRuns) ?? [],
+            peers: try c.decodeIfPresent([String].self, forKey: .peers) ?? [],
+            directScenario: try c.decodeIfPresent(String.self, forKey: .directScenario))
     }
 }

@@ -19,7 +19,7 @@ import Stepping
 /// subscription) cancels out. Only single-thread scenarios are profiled: with more threads the
 /// interleaving, and so the count, varies.
 public struct Profiler {
-    public static let scenarios: [ScenarioKind] = [.syncStep, .floorSync, .floorStep]
+    public static let scenarios: [ScenarioKind] = [.syncStep, .directSync, .floorSync, .floorStep]
     /// How many functions each profile row keeps (the rest is small).
     public static let functionsKept = 12
 
@@ -74,7 +74,7 @@ public struct Profiler {
         -> [ResultsFile.ProfileRow]
     {
         let targets = scenarios.flatMap { scenario in
-            (scenario.isFloor ? [.floor] : designs.map(Subject.design)).map { ProfileRequest.Target(scenario, $0) }
+            scenario.subjects(among: designs).map { ProfileRequest.Target(scenario, $0) }
         }
         // One target per core at a time (callgrind runs one thread at a time). Every child has
         // the same arguments (the request goes on stdin): the length of its arguments would move

@@ -10,6 +10,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     case cancelRace = "cancel-race"
     case fanOut = "fan-out"
     case paceJitter = "pace-jitter"
+    case directSync = "direct-sync"
     case floorSync = "floor-sync"
     case floorStep = "floor-step"
     case floorPingPong = "floor-pingpong"
@@ -34,6 +35,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .fanOut:
             "N independent sync-step pipelines on N threads; aggregate and per-thread throughput; elements per pipeline"
         case .paceJitter: "pace at 1 ms on the DispatchQueue scheduler; latency = lateness of each output"
+        case .directSync:
+            "a peer's library on sync-step's upstream with no stepper contract (its bare loop): the peer's sync-step minus this is its bridge"
         case .floorSync: "floor: the sync-step upstream into a plain .max(1) subscriber (no stepping)"
         case .floorStep:
             "floor: sync-step into floor-step, the stepping API with no synchronisation (one thread only): the API's cost"
@@ -53,7 +56,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// minus the stepping subscriber, so that design × floor is the design's own cost.
     public var isFloor: Bool {
         switch self {
-        case .syncStep, .asyncStep, .asyncPark, .staleStorm, .cancelRace, .fanOut, .paceJitter: false
+        case .syncStep, .asyncStep, .asyncPark, .staleStorm, .cancelRace, .fanOut, .paceJitter, .directSync: false
         case .floorSync, .floorStep, .floorPingPong, .floorAsync, .floorAsyncPark, .floorStaleStorm,
             .floorCancelRace, .floorFanOut, .floorPace:
             true
@@ -70,6 +73,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .cancelRace: .floorCancelRace
         case .fanOut: .floorFanOut
         case .paceJitter: .floorPace
+        // A direct row is a peer's library alone: it is compared to its peer, not to a floor.
+        case .directSync: nil
         case .floorSync, .floorStep, .floorPingPong, .floorAsync, .floorAsyncPark, .floorStaleStorm,
             .floorCancelRace, .floorFanOut, .floorPace:
             nil
@@ -96,7 +101,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// canceller, fulfiller or timer thread), so that nothing can contend.
     public func isSingleThreaded(threads: Int) -> Bool {
         switch self {
-        case .syncStep, .floorSync, .floorStep, .staleStorm, .floorStaleStorm, .fanOut, .floorFanOut: threads == 1
+        case .syncStep, .directSync, .floorSync, .floorStep, .staleStorm, .floorStaleStorm, .fanOut, .floorFanOut:
+            threads == 1
         case .asyncStep, .asyncPark, .cancelRace, .paceJitter, .floorPingPong, .floorAsync, .floorAsyncPark,
             .floorCancelRace, .floorPace:
             false
@@ -106,7 +112,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// The thread counts this scenario runs at, given the requested ones.
     public func threadCounts(requested: [Int]) -> [Int] {
         switch self {
-        case .syncStep, .paceJitter, .floorSync, .floorStep, .floorPace: [1]
+        case .syncStep, .directSync, .paceJitter, .floorSync, .floorStep, .floorPace: [1]
         case .asyncStep, .asyncPark, .floorPingPong, .floorAsync, .floorAsyncPark: [2]
         case .staleStorm, .fanOut, .floorStaleStorm, .floorFanOut: requested
         case .cancelRace, .floorCancelRace: requested.filter { $0 >= 2 }.isEmpty ? [2] : requested.filter { $0 >= 2 }
@@ -119,7 +125,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         if preset == .brief { return suiteElements }
         let quick: Int =
             switch self {
-            case .syncStep, .floorSync, .floorStep: 200_000
+            case .syncStep, .directSync, .floorSync, .floorStep: 200_000
             case .asyncStep, .floorPingPong: 20_000
             case .asyncPark: 2_000  // every hand-off wakes a thread: tens of µs each
             case .staleStorm: 100_000
@@ -161,8 +167,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     var racesTransitions: Bool {
         switch self {
         case .asyncStep, .asyncPark, .cancelRace: true
-        case .syncStep, .staleStorm, .fanOut, .paceJitter, .floorSync, .floorStep, .floorPingPong, .floorAsync,
-            .floorAsyncPark, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace:
+        case .syncStep, .staleStorm, .fanOut, .paceJitter, .directSync, .floorSync, .floorStep, .floorPingPong,
+            .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace:
             false
         }
     }
@@ -177,7 +183,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     public var suiteElements: Int {
         if let shape = floorOf { return shape.suiteElements }
         return switch self {
-        case .syncStep, .floorSync, .floorStep, .staleStorm, .fanOut: 10_000
+        case .syncStep, .directSync, .floorSync, .floorStep, .staleStorm, .fanOut: 10_000
         case .asyncStep, .floorPingPong: 2_000
         case .asyncPark: 1_000  // the two allocation counters differ by a few allocations per run
         case .cancelRace: 50
@@ -204,9 +210,17 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         [rawValue, subject.designName].compactMap { $0 }.joined(separator: "_")
     }
 
-    /// What this scenario measures: a floor measures itself (its rows' subject is `floor`), every
-    /// other scenario a design (every design this process has described: the built-ins, then any outside design).
-    public var subjects: [Subject] { isFloor ? [.floor] : SteppingDesign.described.map(Subject.design) }
+    /// What this scenario measures: a floor measures itself (its rows' subject is `floor`),
+    /// direct-sync each peer with a direct row (``DirectRow``), every other scenario a design
+    /// (every design this process has described: the built-ins, then any outside design).
+    public var subjects: [Subject] { subjects(among: SteppingDesign.described) }
+
+    /// What this scenario measures of `designs` (``subjects``): a run's combinations.
+    public func subjects(among designs: [SteppingDesign]) -> [Subject] {
+        if isFloor { return [.floor] }
+        if self == .directSync { return designs.filter { DirectRow.of($0) != nil }.map(Subject.design) }
+        return designs.map(Subject.design)
+    }
 
     /// The rules this scenario races on several threads: stale-storm's other threads fulfil
     /// duplicate and stale promises while the stepper runs (S2, S3); cancel-race's cancel while
@@ -246,6 +260,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .cancelRace: try CancelRace.run(design: stepping(), threads: threads, elements: elements)
         case .fanOut: try FanOut.run(design: stepping(), threads: threads, elements: elements)
         case .paceJitter: try PaceJitter.run(design: stepping(), elements: elements)
+        case .directSync: try DirectSync.run(design: stepping(), elements: elements)
         case .floorSync: try FloorSync.run(elements: elements)
         case .floorStep:
             try SyncStep.run(name: "floor-step", elements: elements) { FloorStep.makeSubscriber(stepper: $0) }

@@ -1,6 +1,11 @@
 import StepBenchCLI
+import StepBenchScenarios
 import StepPeers
 
 // The peers (what Swift already ships, each an outside design) are measured beside the six
-// built-in designs.
-StepBench.main(designs: Peers.all)
+// built-in designs, and each peer's library alone, with no stepper contract (its direct row).
+StepBench.main(
+    designs: Peers.all,
+    directRows: Peers.direct.map { peer, consumer in
+        DirectRow(of: peer) { upstream, each, end in consumer.consume(upstream, each: each, end: { _ in end() }) }
+    })

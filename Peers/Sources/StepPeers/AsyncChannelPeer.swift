@@ -8,7 +8,7 @@ import Stepping
 /// channel and steps. `send` returns as the consumer takes the input, so the producer asks
 /// upstream for the next input while the stepper still holds the promise: one ahead (rule D2).
 /// The channel carries no failure: upstream's failure waits in a box until the channel ends.
-/// Bridge: two tasks per subscription, the continuation per input (``stepAndWait(_:_:)``).
+/// Bridge: two tasks per subscription and ``OpenPromise`` (a continuation only for an open promise).
 struct AsyncChannelPeer: SteppingStrategy {
     static let traits = SteppingDesign.Traits(
         delivery: .onOwnExecutor, allocatesPerElement: true, allocatesPerTransition: true,
@@ -25,18 +25,11 @@ struct AsyncChannelPeer: SteppingStrategy {
     ) -> AnyCancellable {
         let channel = AsyncChannel<Handed<Upstream.Output>>()
         let failure = Failure<Upstream.Failure>()
-        let inputs = PublisherInputs(upstream)
-        let producer = Task {
-            do throws(Upstream.Failure) {
-                while let input = try await inputs.next() { await channel.send(Handed(value: input)) }
-            } catch {
-                failure.set(error)
-            }
-            channel.finish()
-        }
+        let producer = Self.feed(channel, from: upstream, failure: failure)
+        let bridge = OpenPromise()
         let consumer = Task {
             for await input in channel {
-                if await stepAndWait(stepper, input) == .cancel {
+                if await bridge.step(stepper, input.value) == .cancel {
                     producer.cancel()
                     return
                 }
@@ -47,6 +40,42 @@ struct AsyncChannelPeer: SteppingStrategy {
         return AnyCancellable {
             consumer.cancel()
             producer.cancel()
+        }
+    }
+
+    /// The producer task: `.values` into the channel, upstream's failure into `failure`.
+    private static func feed<Upstream: Publisher>(
+        _ channel: AsyncChannel<Handed<Upstream.Output>>, from upstream: Upstream, failure: Failure<Upstream.Failure>
+    ) -> Task<Void, Never> {
+        let values = Handed(value: upstream.eraseToAnyPublisher().values)
+        return Task {
+            do {
+                for try await input in values.value { await channel.send(Handed(value: input)) }
+            } catch {
+                failure.set(error as! Upstream.Failure)  // `.values` rethrows upstream's failure erased
+            }
+            channel.finish()
+        }
+    }
+
+    /// The same two tasks with no stepper contract: the consumer is `for await input in channel { each(input) }`.
+    struct Direct: DirectConsumer {
+        func consume<Upstream: Publisher>(
+            _ upstream: Upstream, each: @escaping @Sendable (Upstream.Output) -> Void,
+            end: @escaping @Sendable (Subscribers.Completion<Upstream.Failure>) -> Void
+        ) -> AnyCancellable {
+            let channel = AsyncChannel<Handed<Upstream.Output>>()
+            let failure = Failure<Upstream.Failure>()
+            let producer = AsyncChannelPeer.feed(channel, from: upstream, failure: failure)
+            let consumer = Task {
+                for await input in channel { each(input.value) }
+                if Task.isCancelled { return }
+                end(failure.value.map { .failure($0) } ?? .finished)
+            }
+            return AnyCancellable {
+                consumer.cancel()
+                producer.cancel()
+            }
         }
     }
 }

@@ -3,9 +3,10 @@ import Stepping
 
 /// The pure-Combine idiom: `flatMap(maxPublishers: .max(1))` turns each input into a `Future`
 /// that is fulfilled by the promise, and asks upstream for the next input when the `Future`
-/// completes; `prefix(while:)` stops at `.cancel`; a `sink` ends the chain. Synchronous: the
-/// stepper is called on upstream's thread from inside `flatMap`. Bridge: the promise fulfils
-/// the `Future` (a `Future`, its subscription and the promise's closure per input).
+/// completes; a `sink` ends the chain, and `.cancel` cancels it. Synchronous: the
+/// stepper is called on upstream's thread from inside `flatMap`. Bridge: a value promise
+/// (``OpenPromise``: no allocation) whose answer fulfils the `Future` (`.more`) or cancels the
+/// chain (`.cancel`) — at once when the stepper answered during the call, else when it does.
 struct FlatMapFuturePeer: SteppingStrategy {
     static let traits = SteppingDesign.Traits(
         allocatesPerElement: true, allocatesPerTransition: true,
@@ -33,26 +34,60 @@ struct FlatMapFuturePeer: SteppingStrategy {
         _ upstream: Upstream,
         stepper: @escaping @Sendable (StepEvent<Upstream.Output, Upstream.Failure>) -> Void
     ) -> AnyCancellable {
-        let stopped = Flag()
-        return
-            upstream
+        let open = OpenPromise()
+        let sink = Subscribers.Sink<Void, Upstream.Failure>(
+            receiveCompletion: { completion in
+                if !open.cancelled { stepper(.completion(completion)) }
+            },
+            receiveValue: {})
+        upstream
             .flatMap(maxPublishers: .max(1)) { input in
-                Future<StepRequest, Upstream.Failure> { fulfil in
-                    let fulfil = Handed(value: fulfil)
-                    stepper(
-                        .input(
-                            input,
-                            StepPromise { request in
-                                if request == .cancel { stopped.set() }
-                                fulfil.value(.success(request))
-                            }))
+                Future<Void, Upstream.Failure> { fulfil in
+                    stepper(.input(input, open.next()))
+                    if let answer = open.answer {
+                        FutureWaiter.resolve(answer, fulfil, sink)
+                    } else if let answer = open.answer(orWait: FutureWaiter(fulfil: Handed(value: fulfil), sink: sink))
+                    {
+                        FutureWaiter.resolve(answer, fulfil, sink)
+                    }
                 }
             }
-            .prefix { $0 == .more }
-            .sink(
-                receiveCompletion: { completion in
-                    if !stopped.isSet { stepper(.completion(completion)) }
-                },
-                receiveValue: { _ in })
+            .subscribe(sink)
+        return AnyCancellable(sink)
+    }
+
+    /// The same chain with no stepper contract: each input handed to `each` inside its `Future`,
+    /// which is fulfilled at once; no `prefix(while:)` (nothing can ask to stop).
+    struct Direct: DirectConsumer {
+        func consume<Upstream: Publisher>(
+            _ upstream: Upstream, each: @escaping @Sendable (Upstream.Output) -> Void,
+            end: @escaping @Sendable (Subscribers.Completion<Upstream.Failure>) -> Void
+        ) -> AnyCancellable {
+            upstream
+                .flatMap(maxPublishers: .max(1)) { input in
+                    Future<Void, Upstream.Failure> { fulfil in
+                        each(input)
+                        fulfil(.success(()))
+                    }
+                }
+                .sink(receiveCompletion: end, receiveValue: {})
+        }
+    }
+}
+
+/// The `Future` of the input the stepper holds, and the chain's end: `.more` fulfils the
+/// `Future` (`flatMap` then asks upstream for the next input), `.cancel` cancels the chain.
+private struct FutureWaiter<Failure: Error>: PromiseWaiter {
+    let fulfil: Handed<Future<Void, Failure>.Promise>
+    let sink: Subscribers.Sink<Void, Failure>
+    func answered(_ request: StepRequest) { Self.resolve(request, fulfil.value, sink) }
+
+    static func resolve(
+        _ request: StepRequest, _ fulfil: Future<Void, Failure>.Promise, _ sink: Subscribers.Sink<Void, Failure>
+    ) {
+        switch request {
+        case .more: fulfil(.success(()))
+        case .cancel: sink.cancel()
+        }
     }
 }

@@ -2,7 +2,10 @@
 import Stepping
 import Synchronization
 
-/// A value that crosses into a task or a channel whose element must be `Sendable`. Sound here
+/// A value that crosses into a task or a channel whose element must be `Sendable` (`.values`
+/// crosses as `upstream.eraseToAnyPublisher().values`: a task may not capture a generic
+/// publisher's metatype, and `AnyPublisher` erases the subscription only, not the inputs, which
+/// reach `.values`' subscriber directly). Sound here
 /// because each value is handed over once and used by one side at a time (the stepper contract
 /// calls the stepper with one input at a time); a user with non-`Sendable` elements writes the
 /// same box.
@@ -58,46 +61,83 @@ enum LoopIssues {
     )
 }
 
-/// Calls `stepper` with `input` and a promise, and suspends until the promise is fulfilled: the
-/// bridge from the stepper contract to a `for await` loop. One allocation for the promise's
-/// one-shot slot (a checked continuation may be resumed once; repeated and stale fulfilments
-/// must be ignored, rules S2 and S3).
-func stepAndWait<Input, Failure: Error>(
-    _ stepper: @Sendable (StepEvent<Input, Failure>) -> Void, _ input: Handed<Input>
-) async -> StepRequest {
-    await withCheckedContinuation { continuation in
-        let slot = OneShot(continuation)
-        stepper(.input(input.value, StepPromise { slot.resume(returning: $0) }))
+/// The promise a bridge hands the stepper with each input (a value promise: no allocation), and
+/// its answer. A bridge waits only when the contract forces it: it reads the answer as the
+/// stepper returns, and only a promise still open then gets a waiter (``answer(orWait:)``), which
+/// the fulfilment resumes. Only the first fulfilment of the latest promise counts: repeated and
+/// stale ones are ignored (rules S2, S3). One per subscription, reused for every input.
+final class OpenPromise: StepPromiseTarget {
+    private struct State {
+        /// The id of the latest promise handed to the stepper.
+        var id: StepPromiseID = 0
+        /// Its answer, once fulfilled.
+        var answer: StepRequest?
+        /// Who waits for it, when it was still open as the stepper returned (an existential, not
+        /// a generic parameter: the promise's fulfilment reaches this class through a protocol,
+        /// and a generic class's state would be looked up at run time on every call).
+        var waiter: (any PromiseWaiter)?
+        /// Whether an answer was `.cancel`: the stepper hears nothing more.
+        var cancelled = false
+    }
+    private let state = Mutex(State())
+
+    /// The next input's promise: the previous one is stale from now on.
+    func next() -> StepPromise {
+        let id = state.withLock {
+            $0.id &+= 1
+            $0.answer = nil
+            return $0.id
+        }
+        return StepPromise(target: self, id: id)
+    }
+
+    /// The latest promise's answer, if it was fulfilled.
+    var answer: StepRequest? { state.withLock { $0.answer } }
+
+    /// The latest promise's answer, if it was fulfilled; else nil, and `waiter` gets the answer.
+    func answer(orWait waiter: some PromiseWaiter) -> StepRequest? {
+        state.withLock {
+            if $0.answer == nil { $0.waiter = waiter }
+            return $0.answer
+        }
+    }
+
+    /// Whether the stepper answered `.cancel`.
+    var cancelled: Bool { state.withLock { $0.cancelled } }
+
+    func completePromise(id: StepPromiseID, request: StepRequest) {
+        let waiter = state.withLock { state -> (any PromiseWaiter)? in
+            guard state.id == id, state.answer == nil else { return nil }  // stale or repeated
+            state.answer = request
+            if request == .cancel { state.cancelled = true }
+            return state.waiter.take()
+        }
+        waiter?.answered(request)
     }
 }
 
-/// A continuation resumed by the first of any number of calls.
-final class OneShot: Sendable {
-    private let continuation: Mutex<CheckedContinuation<StepRequest, Never>?>
-    init(_ continuation: CheckedContinuation<StepRequest, Never>) { self.continuation = Mutex(continuation) }
-    func resume(returning request: StepRequest) {
-        continuation.withLock { $0.take() }?.resume(returning: request)
-    }
+/// What waits for an open promise's answer (``OpenPromise``).
+protocol PromiseWaiter: Sendable {
+    /// Called once, with the answer, on the thread that fulfilled the promise.
+    func answered(_ request: StepRequest)
 }
 
-/// Whether the stepper has asked to stop: after `.cancel` it must hear nothing more, not even
-/// the completion an operator sends as it stops.
-final class Flag: Sendable {
-    private let value = Atomic(false)
-    func set() { value.store(true, ordering: .releasing) }
-    var isSet: Bool { value.load(ordering: .acquiring) }
+extension CheckedContinuation: PromiseWaiter where T == StepRequest, E == Never {
+    func answered(_ request: StepRequest) { resume(returning: request) }
 }
 
-/// Upstream's inputs through OpenCombine's `.values`, for a task to iterate: the publisher's type
-/// is erased here (a task may not capture a generic publisher's metatype), and upstream's
-/// failure, which `.values` rethrows erased, is given back its type.
-final class PublisherInputs<Output, Failure: Error>: @unchecked Sendable {  // iterated by one task
-    private let nextInput: () async throws -> Output?
-    init<Upstream: Publisher>(_ upstream: Upstream) where Upstream.Output == Output, Upstream.Failure == Failure {
-        var iterator = upstream.values.makeAsyncIterator()
-        nextInput = { try await iterator.next() }
-    }
-    func next() async throws(Failure) -> Output? {
-        do { return try await nextInput() } catch { throw error as! Failure }
+extension OpenPromise {
+    /// The bridge from the stepper contract to a loop on a task: calls `stepper` with `input` and
+    /// the next promise, and returns its answer — at once when it was fulfilled during the call
+    /// (every input of a synchronous stepper: no suspension, as the loop a user writes around
+    /// synchronous work, `for await x in p.values { work(x) }`, has none), else once it is.
+    func step<Input, Failure: Error>(
+        _ stepper: @Sendable (StepEvent<Input, Failure>) -> Void, _ input: Input
+    ) async -> StepRequest {
+        stepper(.input(input, next()))
+        if let answer { return answer }
+        return await withCheckedContinuation { waiter in
+            if let answer = answer(orWait: waiter) { waiter.resume(returning: answer) }
+        }
     }
 }

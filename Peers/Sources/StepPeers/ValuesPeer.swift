@@ -3,8 +3,8 @@ import Stepping
 
 /// OpenCombine's `.values` (an `AsyncThrowingPublisher`: the stepping contract as a
 /// `for try await` loop, each `next()` requesting `.max(1)`), iterated on a task started per
-/// subscription. Bridge: each input waits for its promise in a checked continuation
-/// (``stepAndWait(_:_:)``); `cancel()` cancels the task. The task runs on the cooperative pool,
+/// subscription. Bridge: ``OpenPromise`` (a value promise per input; a checked continuation only
+/// for a promise still open when the stepper returns); `cancel()` cancels the task. The task runs on the cooperative pool,
 /// so the stepper is called there, not on upstream's thread.
 struct ValuesPeer: SteppingStrategy {
     static let traits = SteppingDesign.Traits(
@@ -21,19 +21,40 @@ struct ValuesPeer: SteppingStrategy {
         _ upstream: Upstream,
         stepper: @escaping @Sendable (StepEvent<Upstream.Output, Upstream.Failure>) -> Void
     ) -> AnyCancellable {
-        let inputs = PublisherInputs(upstream)
+        let values = Handed(value: upstream.eraseToAnyPublisher().values)
+        let bridge = OpenPromise()
         let task = Task {
-            do throws(Upstream.Failure) {
-                while let input = try await inputs.next() {
-                    if await stepAndWait(stepper, Handed(value: input)) == .cancel { return }
+            do {
+                for try await input in values.value {
+                    if await bridge.step(stepper, input) == .cancel { return }
                 }
                 if Task.isCancelled { return }
                 stepper(.completion(.finished))
             } catch {
                 if Task.isCancelled { return }
-                stepper(.completion(.failure(error)))
+                // `.values` rethrows upstream's failure erased.
+                stepper(.completion(.failure(error as! Upstream.Failure)))
             }
         }
         return AnyCancellable { task.cancel() }
+    }
+
+    /// The same loop with no stepper contract: `for try await input in upstream.values { each(input) }`.
+    struct Direct: DirectConsumer {
+        func consume<Upstream: Publisher>(
+            _ upstream: Upstream, each: @escaping @Sendable (Upstream.Output) -> Void,
+            end: @escaping @Sendable (Subscribers.Completion<Upstream.Failure>) -> Void
+        ) -> AnyCancellable {
+            let values = Handed(value: upstream.eraseToAnyPublisher().values)
+            let task = Task {
+                do {
+                    for try await input in values.value { each(input) }
+                    end(.finished)
+                } catch {
+                    end(.failure(error as! Upstream.Failure))
+                }
+            }
+            return AnyCancellable { task.cancel() }
+        }
     }
 }

@@ -9,8 +9,8 @@ import Stepping
 /// steps. The channel asks for more as soon as its buffer falls below the low watermark, which
 /// is when the consumer takes an input, so upstream is asked for the next input while the
 /// stepper still holds the promise: one ahead (rule D2). Upstream's failure finishes the
-/// channel with it. Bridge: the subscriber, one task per subscription, the continuation per
-/// input (``stepAndWait(_:_:)``).
+/// channel with it. Bridge: the subscriber, one task per subscription, ``OpenPromise`` (a
+/// continuation only for an open promise).
 struct WatermarkChannelPeer: SteppingStrategy {
     static let traits = SteppingDesign.Traits(
         delivery: .onOwnExecutor, allocatesPerElement: true, allocatesPerTransition: true,
@@ -25,15 +25,12 @@ struct WatermarkChannelPeer: SteppingStrategy {
         _ upstream: Upstream,
         stepper: @escaping @Sendable (StepEvent<Upstream.Output, Upstream.Failure>) -> Void
     ) -> AnyCancellable {
-        var channelAndSource = MultiProducerSingleConsumerAsyncChannel.makeChannel(
-            of: Handed<Upstream.Output>.self, throwing: Upstream.Failure.self,
-            backpressureStrategy: .watermark(low: 1, high: 1))
-        let channel = ChannelBox(channelAndSource.takeChannel())
-        let producer = ChannelProducer<Upstream.Output, Upstream.Failure>(source: channelAndSource.source)
+        let (channel, producer) = Self.channel(of: upstream)
+        let bridge = OpenPromise()
         let consumer = Task {
             do throws(Upstream.Failure) {
                 while let input = try await channel.next() {
-                    if await stepAndWait(stepper, input) == .cancel {
+                    if await bridge.step(stepper, input.value) == .cancel {
                         producer.cancel()
                         return
                     }
@@ -49,6 +46,44 @@ struct WatermarkChannelPeer: SteppingStrategy {
         return AnyCancellable {
             consumer.cancel()
             producer.cancel()
+        }
+    }
+
+    /// The channel (low and high watermark 1) and the subscriber that feeds it from `upstream`
+    /// (subscribed by the caller, once its consumer runs).
+    private static func channel<Upstream: Publisher>(of upstream: Upstream) -> (
+        ChannelBox<Handed<Upstream.Output>, Upstream.Failure>, ChannelProducer<Upstream.Output, Upstream.Failure>
+    ) {
+        var channelAndSource = MultiProducerSingleConsumerAsyncChannel.makeChannel(
+            of: Handed<Upstream.Output>.self, throwing: Upstream.Failure.self,
+            backpressureStrategy: .watermark(low: 1, high: 1))
+        let channel = ChannelBox(channelAndSource.takeChannel())
+        return (channel, ChannelProducer(source: channelAndSource.source))
+    }
+
+    /// The same channel with no stepper contract: the consumer is
+    /// `while let input = try await channel.next() { each(input) }`.
+    struct Direct: DirectConsumer {
+        func consume<Upstream: Publisher>(
+            _ upstream: Upstream, each: @escaping @Sendable (Upstream.Output) -> Void,
+            end: @escaping @Sendable (Subscribers.Completion<Upstream.Failure>) -> Void
+        ) -> AnyCancellable {
+            let (channel, producer) = WatermarkChannelPeer.channel(of: upstream)
+            let consumer = Task {
+                do throws(Upstream.Failure) {
+                    while let input = try await channel.next() { each(input.value) }
+                    if Task.isCancelled { return }
+                    end(.finished)
+                } catch {
+                    if Task.isCancelled { return }
+                    end(.failure(error))
+                }
+            }
+            upstream.subscribe(producer)
+            return AnyCancellable {
+                consumer.cancel()
+                producer.cancel()
+            }
         }
     }
 }

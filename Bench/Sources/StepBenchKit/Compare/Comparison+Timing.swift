@@ -7,12 +7,13 @@ extension ScenarioKind {
     /// ``Comparison``): the paired ratio to the floor where there is a floor, so that drift of
     /// the whole machine cancels; latency where the elapsed time is mostly the harness's
     /// (cancel-race's rounds: wake-ups, latches, checks) or the timer's (pace-jitter), and for
-    /// the floor-pingpong hand-off; ns/element for the other floors.
+    /// the floor-pingpong hand-off; ns/element for the other floors and direct-sync (which has none).
     public var primaryMetric: Metric {
         switch self {
         case .cancelRace, .floorCancelRace, .paceJitter, .floorPace, .floorPingPong: .latencyP50
         case .syncStep, .asyncStep, .asyncPark, .staleStorm, .fanOut: .nsPerElementVsFloor
-        case .floorSync, .floorStep, .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorFanOut: .nsPerElement
+        case .directSync, .floorSync, .floorStep, .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorFanOut:
+            .nsPerElement
         }
     }
 

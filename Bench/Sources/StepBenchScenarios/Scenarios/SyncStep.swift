@@ -9,8 +9,10 @@ public enum SyncStep {
         Int, Never
     >
 
+    /// A design through `step`, as its users call it (`publisher.step(design:)`): a design that
+    /// subscribes itself (a peer) meets the upstream directly, not through a relay subscriber.
     static func run(design: SteppingDesign, elements n: Int) throws -> RepetitionResult {
-        try run(name: design.rawValue, elements: n) { design.makeSubscriber(stepper: $0) }
+        try run(name: design.rawValue, elements: n) { upstream, stepper in design.step(upstream, with: stepper) }
     }
 
     /// The scenario for any stepping subscriber, not only the built-in designs: the regression
@@ -18,9 +20,20 @@ public enum SyncStep {
     public static func run(name design: String, elements n: Int, makeSubscriber: MakeSubscriber) throws
         -> RepetitionResult
     {
+        try run(name: design, elements: n) { upstream, stepper in
+            let subscriber = makeSubscriber(stepper)
+            upstream.subscribe(subscriber)
+            return AnyCancellable(subscriber)
+        }
+    }
+
+    private static func run(
+        name design: String, elements n: Int,
+        subscribe: (CountingUpstream, @escaping @Sendable (StepEvent<Int, Never>) -> Void) -> AnyCancellable
+    ) throws -> RepetitionResult {
         let upstream = CountingUpstream(count: n)
         let check = OrderCheck()
-        let subscriber = makeSubscriber { event in
+        let stepper: @Sendable (StepEvent<Int, Never>) -> Void = { event in
             switch event {
             case .input(let value, let promise):
                 check.see(value)
@@ -32,11 +45,13 @@ public enum SyncStep {
         try meter.start()
         // The wait is inside the window: an asynchronous design does the work on its own thread.
         var ended: UInt64 = 0
+        var cancellable: AnyCancellable?
         try MeasuredWindow.run {
-            upstream.subscribe(subscriber)
+            cancellable = subscribe(upstream, stepper)
             ended = try check.waitFinished(what: "sync-step \(design)")
         }
         try meter.stop(endedAt: ended)
+        withExtendedLifetime(cancellable) {}
         try check.verify(count: n, what: "sync-step \(design)")
         try verify(upstream.conduit?.violations.isEmpty == true, "sync-step \(design): upstream saw a demand violation")
         return RepetitionResult(meter: meter, elements: n)

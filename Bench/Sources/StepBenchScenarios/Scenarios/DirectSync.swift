@@ -1,0 +1,75 @@
+@preconcurrency import OpenCombine
+import Stepping
+import Synchronization
+
+/// A library consuming a publisher with no stepper contract: what a peer's users write when
+/// their work per input is synchronous (a bare `for await` loop over `.values`, `flatMap` with a
+/// `Future` and a `sink`, a channel drained by a bare loop). Declared beside the peer it stands
+/// for and registered with the tool (``DirectRow``), so that `direct-sync` measures it on
+/// sync-step's upstream and the peer's cost splits into its library's (the direct row) and its
+/// bridge to the stepper contract (the peer's sync-step row minus the direct row).
+public struct DirectRow: Sendable {
+    /// Consumes `upstream` (type-erased at `subscribe` only: inputs reach the library's own
+    /// subscriber directly), calling `each` with every input in order and `end` at the end.
+    public typealias Consume =
+        @Sendable (
+            _ upstream: AnyPublisher<Int, Never>, _ each: @escaping @Sendable (Int) -> Void,
+            _ end: @escaping @Sendable () -> Void
+        ) -> AnyCancellable
+
+    /// The peer (a design that subscribes itself) whose library this row measures without it.
+    public let peer: SteppingDesign
+    let consume: Consume
+
+    public init(of peer: SteppingDesign, consume: @escaping Consume) {
+        self.peer = peer
+        self.consume = consume
+    }
+
+    /// The rows this process registered (``register(_:)``), in the order they were registered.
+    public static var registered: [DirectRow] { rows.withLock { $0 } }
+
+    /// The direct row of `design`, if one was registered.
+    public static func of(_ design: SteppingDesign) -> DirectRow? { registered.first { $0.peer == design } }
+
+    /// Registers `rows` (the tool's `main`, before any command runs: a measuring child registers
+    /// the same rows, as it describes the same designs). A peer has one direct row: a second
+    /// registration for it stops the process, naming it.
+    public static func register(_ new: [DirectRow]) {
+        rows.withLock { rows in
+            for row in new {
+                precondition(
+                    !rows.contains { $0.peer == row.peer }, "DirectRow: '\(row.peer)' has a direct row already")
+                rows.append(row)
+            }
+        }
+    }
+
+    private static let rows = Mutex<[DirectRow]>([])
+}
+
+/// `direct-sync`: sync-step's upstream consumed by a peer's library directly (``DirectRow``):
+/// the work per input is sync-step's (the order check), with no promise and no stepper.
+enum DirectSync {
+    static func run(design: SteppingDesign, elements n: Int) throws -> RepetitionResult {
+        guard let row = DirectRow.of(design) else {
+            throw ScenarioFailure("direct-sync: '\(design)' has no direct row (only peers registered with one have)")
+        }
+        let upstream = CountingUpstream(count: n)
+        let check = OrderCheck()
+        let what = "direct-sync \(design)"
+        var meter = Meter()
+        try meter.start()
+        var ended: UInt64 = 0
+        var cancellable: AnyCancellable?
+        try MeasuredWindow.run {
+            cancellable = row.consume(upstream.eraseToAnyPublisher(), { check.see($0) }, { check.finish() })
+            ended = try check.waitFinished(what: what)
+        }
+        try meter.stop(endedAt: ended)
+        withExtendedLifetime(cancellable) {}
+        try check.verify(count: n, what: what)
+        try verify(upstream.conduit?.violations.isEmpty == true, "\(what): upstream saw a demand violation")
+        return RepetitionResult(meter: meter, elements: n)
+    }
+}
