@@ -27,9 +27,16 @@ called change points.
 Exact series: any step above the CI gate's tolerance for the count (the tool gives it with the
 series) is a change point, p = 0.
 
-Exit status (as `stepbench compare`): 0 no change point in the worse direction (none, or only
-improvements); 2 at least one change point that is a regression (a later regime larger: slower,
-more instructions or allocations); 1 bad input (no such folder, no results files in it, an
+Each change point is classified (history_cause): where the measurement changed between its run
+and the run before (the files' schema or a setting that changes what is measured; the harness,
+by `git diff --name-only` of the two commits), where either run is of a dirty tree, or where git
+shows no library or peer code changed, it is shown apart with what changed and is neither a
+regression nor an improvement. Where git does not know a commit, the output says so and the
+files alone decide.
+
+Exit status (as `stepbench compare`): 0 no change point in the worse direction where only the
+code changed (none, or only improvements); 2 at least one such regression (a later regime
+larger: slower, more instructions or allocations); 1 bad input (no such folder, no results files in it, an
 unreadable or malformed file, files of several machine kinds), named with what to do.
 Files written with --output are written atomically (temporary file, then rename).
 """
@@ -42,6 +49,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
+from .history_cause import CAUSES, Git
 from .history_collect import collect
 from .history_detect import analyse_series
 from .history_model import ALPHA, EXACT_RUNS, MIN_REGIME, PERMUTATIONS, SIGMAS, HistoryError
@@ -61,15 +69,18 @@ class History:
     min_effect: float
     notes: list
 
-    def change_points(self, called=True):
+    def change_points(self, called=True, code=None):
         """(series, change point) pairs: called ones (rows with a drift estimate, or exact), or
-        with called=False those listed without a drift estimate."""
+        with called=False those listed without a drift estimate; with code=True only those
+        where only the code changed, with code=False only those where something else did."""
         return [(s, c) for s in self.series for c in s.change_points
-                if (s.status != "no-drift-estimate") == called]
+                if (s.status != "no-drift-estimate") == called and (code is None or (c.cause is None) == code)]
 
     @property
     def regressions(self):
-        return [(s, c) for s, c in self.change_points() if c.direction == "regression"]
+        """Called change points to worse where only the code changed: a step where the
+        measurement changed, on a dirty tree or with no code changed is shown apart, never one."""
+        return [(s, c) for s, c in self.change_points(code=True) if c.direction == "regression"]
 
 
 def analyse(folder, noise_path="default", min_effect=None):
@@ -89,7 +100,8 @@ def analyse(folder, noise_path="default", min_effect=None):
     if unknown:
         notes.append(f"{len(unknown)} of {len(files)} files ordered by their createdAt: git does not know their commit "
                      f"({', '.join(sorted({f.short for f in unknown}))})")
-    series = [analyse_series(s, min_effect) for s in series]
+    git = Git(folder)
+    series = [analyse_series(s, min_effect, git) for s in series]
     return History(folder=folder, machine_id=machine_id, files=files, skipped=skipped, series=series,
                    noise_path=noise_path, min_effect=min_effect, notes=notes)
 
@@ -125,14 +137,20 @@ HEADER = ["scenario", "design", "threads", "metric", "commit", "previous", "befo
 
 
 def summary_line(h):
-    called = h.change_points()
+    called = h.change_points(code=True)
     regressions = len(h.regressions)
+    apart = h.change_points(code=False)
     uncalled = h.change_points(called=False)
     commits = [f for f in h.files]
     span = f"{commits[0].short} … {commits[-1].short}" if len(commits) > 1 else commits[0].short
     results = sum(1 for f in h.files if f.kind == "results")
-    text = (f"{len(called)} change point(s) ({regressions} regression(s), {len(called) - regressions} improvement(s)) in "
-            f"{len(h.series)} series of {results} run(s) and {len(h.files) - results} profile(s), commits {span}")
+    text = (f"{len(called)} change point(s) where only the code changed ({regressions} regression(s), "
+            f"{len(called) - regressions} improvement(s)) in {len(h.series)} series of {results} run(s) and "
+            f"{len(h.files) - results} profile(s), commits {span}")
+    if apart:
+        causes = {c.cause for _, c in apart}
+        text += (f"; {len(apart)} more where something else changed, none of them a regression (" +
+                 ", ".join(f"{sum(c.cause == k for _, c in apart)} {k}" for k in CAUSES if k in causes) + ")")
     if uncalled:
         text += f"; {len(uncalled)} more without a drift estimate, not called"
     return text
@@ -145,7 +163,7 @@ def to_json(h):
                 "exact": s.exact, "called": s.status != "no-drift-estimate", "index": c.index,
                 "commit": f.commit, "dirty": f.dirty, "file": f.name, "previousCommit": prev.commit,
                 "before": c.before, "after": c.after, "ratio": c.ratio, "change": c.after - c.before,
-                "direction": c.direction, "pValue": c.p_value, "regimeRuns": list(c.regimes),
+                "direction": c.direction, "cause": c.cause or "code", "pValue": c.p_value, "regimeRuns": list(c.regimes),
                 "minimumEffect": c.threshold, "notes": c.notes}
     return {
         "schema": SCHEMA, "folder": h.folder, "machineId": h.machine_id,
@@ -169,7 +187,7 @@ def to_json(h):
 def render(h, fmt):
     if fmt == "json":
         return json.dumps(to_json(h), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    called, uncalled = h.change_points(), h.change_points(called=False)
+    called, apart, uncalled = h.change_points(code=True), h.change_points(code=False), h.change_points(called=False)
     known = sum(f.commit_time is not None for f in h.files)
     order_line = ("ordered by commit time" if known == len(h.files) else
                   "ordered by createdAt (git knows none of the commits)" if known == 0 else
@@ -179,7 +197,9 @@ def render(h, fmt):
         intro.append("left out: " + "; ".join(f"{s['file']} ({s['reason']})" for s in h.skipped))
     intro += h.notes
     tables = []
-    for title, rows in (("change points", called), ("without a drift estimate (not called, as compare's no-drift-estimate)", uncalled)):
+    sections = [("change points", called)] + [
+        (f"{cause}: shown apart, not regressions", [(s, c) for s, c in apart if c.cause == cause]) for cause in CAUSES]
+    for title, rows in sections + [("without a drift estimate (not called, as compare's no-drift-estimate)", uncalled)]:
         if not rows:
             continue
         body = [_cp_row(s, c, fmt == "markdown") for s, c in rows]
@@ -193,6 +213,8 @@ def render(h, fmt):
                                                    for r in table))
     if not tables:
         tables.append("no change points")
+    elif not called:
+        tables.insert(0, "no change point where only the code changed")
     foot = [summary_line(h), method_text(h)]
     sep = "\n\n" if fmt == "markdown" else "\n"
     return sep.join(intro) + "\n\n" + "\n\n".join(tables) + "\n\n" + sep.join(foot) + "\n"

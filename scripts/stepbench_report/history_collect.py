@@ -1,7 +1,11 @@
 """scripts/history: a results folder as the tool reads it (`stepbench series`): its runs in commit
-order, the files left out, and every series with what its numbers mean. Nothing is derived here."""
+order, the files left out, and every series with what its numbers mean (and what each file says about
+how it measured). Nothing is derived here."""
 from __future__ import annotations
 
+import os
+
+from .history_cause import FILE_SETTINGS
 from .history_model import HistoryError, RunFile, Series
 from .tool import ToolError, ask
 
@@ -24,9 +28,21 @@ def collect(folder, noise="default"):
                     commit_time=None if r.get("commitTime") is None else float(r["commitTime"]),
                     ordered_by=r["orderedBy"], index=i)
             for i, r in enumerate(data["runs"])]
+    settings = [_file_settings(folder, r.name) for r in runs]
     series = [Series(scenario=s["scenario"], design=s["design"], threads=s["threads"], metric=s["metric"],
                      exact=s["exact"], tolerance=s.get("tolerance"), drift_sd=s.get("driftSD"),
                      points=[(runs[p["run"]], p["value"], p.get("logs")) for p in s["points"]],
-                     measurements=[{m["name"]: m["value"] for m in p["measurement"]} for p in s["points"]])
+                     measurements=[{**{m["name"]: m["value"] for m in p["measurement"]}, **settings[p["run"]]}
+                                   for p in s["points"]])
               for s in data["series"]]
     return runs, data["skipped"], series, data.get("noiseProfile"), data["machineId"], data["defaultMinEffect"]
+
+
+def _file_settings(folder, name):
+    """What the run's file says about how it measured beyond what the series give per point
+    (FILE_SETTINGS), as the tool reads the file."""
+    try:
+        data = ask("read", os.path.join(folder, name))["results"]
+    except ToolError as e:
+        raise HistoryError(str(e))
+    return {key: data.get(section, {}).get(key) for section, key in FILE_SETTINGS}

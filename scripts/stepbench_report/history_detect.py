@@ -7,6 +7,7 @@ import zlib
 
 import numpy as np
 
+from .history_cause import classify
 from .history_model import (ALPHA, EXACT_RUNS, MAD_TO_SD, MEDIAN_VARIANCE,
                             MIN_REGIME, PERMUTATIONS, SIGMAS, ChangePoint, lower_median)
 
@@ -165,39 +166,30 @@ def detect_exact(values, tolerance):
     return out
 
 
-def _notes(series, index):
-    """What else changed at a change point: the measurement, a dirty tree, or nothing (two runs
-    of one commit on either side)."""
-    (f_before, _, _), (f_after, _, _) = series.points[index - 1], series.points[index]
-    notes = []
-    mb, ma = series.measurements[index - 1], series.measurements[index]
-    changed = [k for k in ma if mb.get(k) != ma.get(k)]
-    if changed:
-        notes.append("measurement changed: " + "; ".join(f"{k} {mb.get(k)!r} → {ma.get(k)!r}" for k in changed))
-    if f_after.dirty:
-        notes.append(f"measured on a dirty tree at {f_after.short}")
-    if f_before.commit == f_after.commit and f_before.dirty == f_after.dirty:
-        notes.append(f"both sides hold runs of {f_before.short}: not a change of the code")
-    return notes
+def analyse_series(s, min_effect, git):
+    """`s` with its change points, each with its cause and notes (history_cause.classify, `git`
+    asked what changed between the runs)."""
+    _detect(s, min_effect)
+    for c in s.change_points:
+        c.cause, c.notes = classify(s, c.index, git)
+    return s
 
 
-def analyse_series(s, min_effect):
+def _detect(s, min_effect):
+    """Fills in `s`'s change points and status: steps for an exact series, E-divisive for a timing one."""
     values = s.values
     if s.exact:
         for i in detect_exact(values, s.tolerance):
             s.change_points.append(ChangePoint(index=i, before=values[i - 1], after=values[i], p_value=0.0,
-                                               regimes=(1, 1), notes=_notes(s, i)))
+                                               regimes=(1, 1)))
         if len(values) < 2:
             s.status = "too-short"
-        return s
+        return
     if len(values) < 2 * MIN_REGIME:
         s.status = "too-short"
-        return s
+        return
     if s.drift_sd is None:
         # detected as if drift were 0, listed, never called (compare's no-drift-estimate)
         s.status = "no-drift-estimate"
     s.change_points, s.sampling_sd = timing_change_points([l for _, _, l in s.points], s.drift_sd or 0.0, s.key,
                                                           min_effect)
-    for c in s.change_points:
-        c.notes = _notes(s, c.index)
-    return s

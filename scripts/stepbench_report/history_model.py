@@ -73,6 +73,9 @@ class ChangePoint:
     regimes: tuple          # (points before, points after) in the adjacent regimes
     threshold: float | None = None  # timing: the smallest relative change the split had to show (0.05 = 5%)
     notes: list = field(default_factory=list)
+    # None: only the code changed there; else what else did (history_cause), and the step is no
+    # regression or improvement of the code
+    cause: str | None = None
 
     @property
     def ratio(self):
@@ -80,7 +83,10 @@ class ChangePoint:
 
     @property
     def direction(self):
-        # every metric here is smaller-is-better
+        """regression or improvement (every metric here is smaller-is-better) where only the
+        code changed; elsewhere only higher or lower."""
+        if self.cause:
+            return "higher" if self.after > self.before else "lower"
         return "regression" if self.after > self.before else "improvement"
 
 

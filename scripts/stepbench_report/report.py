@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass
 
 from . import charts, history, tool
 from .results import ResultsError, load
@@ -17,107 +18,226 @@ def _fmt_ns(v):
     return f"{v:,.0f} ns" if v >= 100 else f"{v:.1f} ns"
 
 
-def _best(results, scenario, threads, key="nsPerElement"):
-    if scenario is None:  # a question the tool names no scenario for
-        return None
-    rows = [r for r in results.ok_rows(scenario) if r["threads"] == threads]
-    rows = [r for r in rows if r["summary"].get(key)]
-    return min(rows, key=lambda r: r["summary"][key]["median"]) if rows else None
+def _fmt_interval(p):
+    return f"{p['ratio']:.2f}× [{p['ciLow']:.2f}–{p['ciHigh']:.2f}]"
 
 
 _RANKED = {"nsPerElement": "ns_per_element", "latencyP50": "latency_p50"}
+_FLOOR_RATIO = {"nsPerElement": "ratioToFloor", "latencyP50": "latencyP50RatioToFloor"}
 
 
-def _tie(results, scenario, threads, best, key="nsPerElement", among=None):
-    """' — a tie with …' naming the designs (of `among`, by default every row of the scenario:
-    designs and peers alike) the tool's round-by-round comparison does not separate from the
-    best (`stepbench rank`: the 95% interval of their ratio reaches 1), with the interval; ''
-    when it separates the best from all of them."""
+@dataclass
+class Contest:
+    """One question of the verdict as the tool's ranking (`stepbench rank`) decides it: `first`
+    is the lowest median among the rows asked about; `decided` holds only where every pair
+    against it is separated round by round (Ranking.best's rule, applied to those rows), so a
+    tie (`ties`) or a design faster round by round (`ahead`, a reversed pair) leaves no winner."""
+    first: dict
+    decided: bool
+    ties: list
+    ahead: list
+
+    def why_undecided(self):
+        """Why no winner, in words, with each pair's interval (see INTERVALS)."""
+        parts = []
+        if self.ties:
+            shown = self.ties[:3] + ([f"{len(self.ties) - 3} more"] if len(self.ties) > 3 else [])
+            parts.append(f"the rounds do not separate it from {', '.join(shown)}")
+        if self.ahead:
+            parts.append(f"round by round {', '.join(self.ahead)} {'is' if len(self.ahead) == 1 else 'are'} faster "
+                         f"(the medians and the rounds disagree)")
+        return "; ".join(parts)
+
+
+# What a pair's numbers are, said once under the verdict.
+INTERVALS = ("In a tie, `x` (r× [low–high]) is x's time over the named design's, round by round (the run measures every "
+             "design in the same rounds), with its 95% interval; a winner is named only where every such interval lies "
+             "above 1 (`stepbench rank`).")
+
+
+def contest(results, scenario, threads, key="nsPerElement", among=None):
+    """The Contest of `scenario` ×`threads` on `key` among the rows `among` (default: every row
+    of it, designs and peers alike), or None when no row measured it. A lone row is decided:
+    there is nothing to compare it with; several rows the tool did not rank are not."""
+    rows = [r for r in (among if among is not None else results.ok_rows(scenario))
+            if r["threads"] == threads and r["summary"].get(key)]
+    if not rows:
+        return None
+    names = {r["design"] for r in rows}
     ranking = results.rankings.get((scenario, threads, _RANKED[key]))
-    if not ranking:
-        return ""
-    names = {r["design"] for r in among} if among is not None else None
+    if len(rows) == 1 or not ranking:
+        first = min(rows, key=lambda r: r["summary"][key]["median"])
+        return Contest(first, len(rows) == 1, [], [])
+    design = next(s["design"] for s in ranking["standings"] if s["design"] in names)
     ties, ahead = [], []
     for p in ranking["pairs"]:
-        other = p["slower"] if p["faster"] == best["design"] else p["faster"] if p["slower"] == best["design"] else None
-        if other is None or p["separated"] or (names is not None and other not in names):
+        if p["faster"] != design or p["slower"] not in names or p["separated"]:
             continue
-        text = (f"`{other}` ({p['ratio']:.2f}× [{p['ciLow']:.2f}–{p['ciHigh']:.2f}])" if p.get("ratio")
-                else f"`{other}` ({p['rounds']} rounds: too few to tell)")
-        (ahead if p.get("reversed") and p["faster"] == best["design"] else ties).append(text)
-    out = ""
-    if ties:
-        shown = ties[:3] + ([f"{len(ties) - 3} more"] if len(ties) > 3 else [])
-        out += (" — a tie with " + ", ".join(shown) + ": the run's rounds do not separate them "
-                "(their time over the best's, round by round, 95% interval)")
-    if ahead:
-        out += (" — but round by round " + ", ".join(ahead) + (" is" if len(ahead) == 1 else " are")
-                + " faster (the interval of its time over the best's lies below 1: a bimodal timing puts the medians "
-                "and the rounds at odds)")
-    return out
+        text = (f"`{p['slower']}` ({_fmt_interval(p)})" if p.get("ratio") is not None
+                else f"`{p['slower']}` ({p['rounds']} rounds: too few to tell)")
+        (ahead if p.get("reversed") else ties).append(text)
+    first = next(r for r in rows if r["design"] == design)
+    return Contest(first, not ties and not ahead, ties, ahead)
+
+
+def floor_row(results, row):
+    """The floor row `row` is compared to (the tool's rule: its floor at the same threads, else
+    the floor's one thread count), or None."""
+    floor = results.floor_of(row["scenario"])
+    rows = results.ok_rows(floor) if floor else []
+    same = [r for r in rows if r["threads"] == row["threads"]]
+    return (same or (rows if len(rows) == 1 else [None]))[0]
+
+
+def below_floor(results, row, key="nsPerElement"):
+    """Why `row` measured below its own floor on `key` (None when it did not), from what the
+    results hold: the tool's harness warning; the counts the floor exceeds the row by (more
+    parks, preemptions, stale calls, inputs per round: the floor then did more than the row and
+    is no lower bound for it); else an interval that still reaches the floor's median (not
+    separated from the floor); else unexplained, and so not decided. No design can beat doing
+    nothing, so no such number is printed without one of these."""
+    ratio = row["summary"].get(_FLOOR_RATIO[key])
+    if ratio is None or ratio >= 1:
+        return None
+    floor = floor_row(results, row)
+    text = f"{ratio:.2f}× its floor"
+    if any(w.startswith(f"{row['scenario']} {row['design']} ×{row['threads']}:") for w in results.harness_warnings):
+        text += ", which the tool flags as a harness defect"
+    if floor is None:
+        return text + ", unexplained: the floor's row is not in these results; not decided"
+    mine, theirs = row["summary"].get("counts") or {}, floor["summary"].get("counts") or {}
+    more = [f"{_count_label(m)} ({theirs[m]:.3g} vs {mine[m]:.3g})" for m in (results.catalog or {}).get("countMetrics", [])
+            if m in theirs and m in mine and theirs[m] - mine[m] >= _SHOWN_COUNT]
+    if more:
+        return text + f", which counted more {' and '.join(more)} than this row: no lower bound for it"
+    value, base = row["summary"][key], floor["summary"].get(key) or {}
+    if base.get("median") is not None and value["ciHigh"] >= base["median"]:
+        return text + f", not separated from it: its interval [{_fmt_ns(value['ciLow'])}–{_fmt_ns(value['ciHigh'])}] " \
+            f"holds the floor's {_fmt_ns(base['median'])}"
+    return text + (f", unexplained: the counts show no cause and the interval lies below the floor's "
+                   f"{_fmt_ns(base['median'])}; not decided" if base.get("median") is not None else
+                   ", unexplained: the counts show no cause; not decided")
+
+
+# The smallest count (per element, or per round) a verdict mentions, and the smallest
+# difference in counts the report calls a cause.
+_SHOWN_COUNT = 0.05
+
+
+def _count_label(metric):
+    return metric.replace("_per_element", "").replace("_", " ")
+
+
+def _headline(question, c, stats):
+    """One consistent statement: the winner with its numbers, or "no decided winner" with the
+    median-best's numbers and why the rounds leave it undecided."""
+    name = f"`{c.first['design']}`"
+    if c.decided:
+        return f"**{question}: {name}** — {stats}."
+    return f"**{question}: no decided winner** — by median {name}, {stats}; {c.why_undecided()}."
+
+
+def _floor_note(results, row, key, plain):
+    """`plain` (the row's ratio to its floor, said as the verdict says it), or the row's
+    below-floor cause where it measured below its floor."""
+    cause = below_floor(results, row, key)
+    return f" ({cause})" if cause else plain
 
 
 def verdict(results):
-    """Three lines: which design for which load, and why (from the numbers). Which scenario
-    answers which question is the tool's (its catalog's roles)."""
+    """Three lines or four: which design for which load, and why (from the numbers). Which
+    scenario answers which question is the tool's (its catalog's roles); a winner is named only
+    where the tool's rounds decide it (see Contest), never from an oversubscribed row, and a
+    row below its floor carries its cause."""
     lines = []
     per_element, cross_thread = results.role("perElementScenario"), results.role("crossThreadScenario")
-    best = _best(results, per_element, 1)
-    if best:
-        s = best["summary"]
-        line = f"**Synchronous `.more` (one thread): `{best['design']}`** — {_fmt_ns(s['nsPerElement']['median'])}/element"
+    c = contest(results, per_element, 1) if per_element else None
+    if c:
+        s = c.first["summary"]
+        stats = f"{_fmt_ns(s['nsPerElement']['median'])}/element"
         if s.get("ratioToSeed"):
-            line += f", {1 / s['ratioToSeed']:.1f}× faster than `{results.role('referenceDesign')}`"
+            stats += f", {1 / s['ratioToSeed']:.1f}× faster than `{results.role('referenceDesign')}`"
         if s.get("ratioToFloor"):
-            line += f", {s['ratioToFloor']:.1f}× its floor (the same upstream into a plain subscriber)"
-        lines.append(line + f", {s['allocationsPerElement']['median']:.2f} allocations/element"
-                     + _tie(results, per_element, 1, best) + ".")
-    best = _best(results, cross_thread, 2, "latencyP50")
-    if best:
-        s = best["summary"]
-        extra = f" ({s['latencyP50RatioToFloor']:.2f}× its own floor, the same hand-offs without a stepping subscriber)" if s.get("latencyP50RatioToFloor") else ""
-        lines.append(f"**Promise fulfilled on another thread: `{best['design']}`** — p50 {_fmt_ns(s['latencyP50']['median'])} "
-                     f"from `.more` to the next input{extra}, p99 {_fmt_ns(s['latencyP99']['median'])}"
-                     + _tie(results, cross_thread, 2, best, "latencyP50") + ".")
-    contention = []
-    for scenario in results.role("contendedScenarios") or []:
-        threads = max((r["threads"] for r in results.ok_rows(scenario)), default=None)
-        if threads:
-            b = _best(results, scenario, threads)
-            contention.append((scenario, threads, b))
-    if contention:
-        names = {b["design"] for _, _, b in contention if b}
-        parts = ", ".join(f"{sc} ×{t}: `{b['design']}` {_fmt_ns(b['summary']['nsPerElement']['median'])}/element"
-                          + _tie(results, sc, t, b) for sc, t, b in contention if b)
-        who = f"`{names.pop()}`" if len(names) == 1 else "it depends"
-        lines.append(f"**Under contention: {who}** — {parts}.")
-    parked = (results.catalog or {}).get("asynchronousVerdictScenario")
-    rows = [r for d in results.asynchronous_designs() for r in results.ok_rows(parked) if r["design"] == d] if parked else []
-    rows = [r for r in rows if r["summary"].get("latencyP50")]
-    if rows:
-        floor = results.floor_of(parked)
-        floor_row = next(iter(results.ok_rows(floor)), None) if floor else None
-        best = min(rows, key=lambda r: r["summary"]["latencyP50"]["median"])
-        s = best["summary"]
-        extra = f" ({s['latencyP50RatioToFloor']:.2f}× its floor, which parks alike)" if s.get("latencyP50RatioToFloor") else ""
-        wakes = ", ".join(f"`{r['design']}` {r['summary']['counts'][m]:.2f} {m.replace('_per_element', '').replace('_', ' ')}"
-                          for r in rows for m in (results.catalog or {}).get("countMetrics", [])
-                          if (r["summary"].get("counts") or {}).get(m, 0) >= 0.05 and "switches" not in m)
-        lines.append(f"**Delivered on their own executor, promise fulfilled on another thread ({parked}, hand-offs that park): "
-                     f"`{best['design']}`** — p50 {_fmt_ns(s['latencyP50']['median'])}{extra}"
-                     + _tie(results, parked, best["threads"], best, "latencyP50", among=rows)
-                     + (f"; per element: {wakes}" if wakes else "") + "."
-                     + (f" The floor's p50 is {_fmt_ns(floor_row['summary']['latencyP50']['median'])}." if floor_row and floor_row['summary'].get('latencyP50') else ""))
+            stats += _floor_note(results, c.first, "nsPerElement", f", {s['ratioToFloor']:.1f}× its floor (the same "
+                                 f"upstream into a plain subscriber)")
+        stats += f", {s['allocationsPerElement']['median']:.2f} allocations/element"
+        lines.append(_headline("Synchronous `.more` (one thread)", c, stats))
+    c = contest(results, cross_thread, 2, "latencyP50") if cross_thread else None
+    if c:
+        s = c.first["summary"]
+        stats = f"p50 latency {_fmt_ns(s['latencyP50']['median'])} from `.more` to the next input"
+        if s.get("latencyP50RatioToFloor"):
+            stats += _floor_note(results, c.first, "latencyP50", f" ({s['latencyP50RatioToFloor']:.2f}× its own floor, "
+                                 f"the same hand-offs without a stepping subscriber)")
+        stats += f", p99 {_fmt_ns(s['latencyP99']['median'])}"
+        lines.append(_headline(f"Promise fulfilled on another thread ({cross_thread} ×2, p50 latency)", c, stats))
+    line = contention_verdict(results)
+    if line:
+        lines.append(line)
+    line = parked_verdict(results)
+    if line:
+        lines.append(line)
     asynchronous = [(d, results.row(per_element, d, 1)) for d in results.asynchronous_designs()]
     asynchronous = [(d, r) for d, r in asynchronous if r]
-    first = _best(results, per_element, 1)
+    first = contest(results, per_element, 1) if per_element else None
     if asynchronous and first and len(lines) < 3:
+        base = first.first
         parts = ", ".join(f"`{d}` {_fmt_ns(r['summary']['nsPerElement']['median'])} "
-                          f"({r['summary']['nsPerElement']['median'] / first['summary']['nsPerElement']['median']:.1f}× "
-                          f"`{first['design']}`, {r['summary']['allocationsPerElement']['median']:.2f} allocations)"
+                          f"({r['summary']['nsPerElement']['median'] / base['summary']['nsPerElement']['median']:.1f}× "
+                          f"`{base['design']}`, {r['summary']['allocationsPerElement']['median']:.2f} allocations)"
                           for d, r in asynchronous)
         lines.append(f"**Delivered on their own executor** ({per_element}, per element): {parts}.")
     return lines[:4]
+
+
+def contention_verdict(results):
+    """Each contended scenario at its largest thread count within the machine's cores (an
+    oversubscribed row is shown and never decided): the winner the rounds decide there, or why
+    none; the headline names a design only where every scenario decides the same one."""
+    parts, winners = [], []
+    for scenario in results.role("contendedScenarios") or []:
+        rows = results.ok_rows(scenario)
+        threads = max((r["threads"] for r in rows if not r.get("oversubscribed")), default=None)
+        c = contest(results, scenario, threads) if threads else None
+        if not c:
+            continue
+        s = c.first["summary"]
+        stats = (f"`{c.first['design']}` {_fmt_ns(s['nsPerElement']['median'])}/element"
+                 + (f" ({cause})" if (cause := below_floor(results, c.first)) else ""))
+        parts.append(f"{scenario} ×{threads}: " + (stats if c.decided else
+                                                   f"no decided winner, by median {stats}; {c.why_undecided()}"))
+        winners.append(c.first["design"] if c.decided else None)
+    if not parts:
+        return None
+    over = sorted({r["threads"] for sc in results.role("contendedScenarios") or [] for r in results.ok_rows(sc)
+                   if r.get("oversubscribed")})
+    who = f"`{winners[0]}`" if None not in winners and len(set(winners)) == 1 else "no single winner"
+    note = f" ×{', ×'.join(map(str, over))}: oversubscribed, shown in the table and not decided." if over else ""
+    return f"**Under contention: {who}** — " + "; ".join(parts) + "." + note
+
+
+def parked_verdict(results):
+    """The designs that deliver on their own executor, on the scenario whose hand-offs park (the
+    catalog's asynchronousVerdictScenario), by p50 latency among themselves."""
+    parked = (results.catalog or {}).get("asynchronousVerdictScenario")
+    rows = [r for d in results.asynchronous_designs() for r in results.ok_rows(parked) if r["design"] == d] if parked else []
+    rows = [r for r in rows if r["summary"].get("latencyP50") and not r.get("oversubscribed")]
+    if not rows:
+        return None
+    c = contest(results, parked, max(r["threads"] for r in rows), "latencyP50", among=rows)
+    s = c.first["summary"]
+    stats = f"p50 latency {_fmt_ns(s['latencyP50']['median'])}"
+    if s.get("latencyP50RatioToFloor"):
+        stats += _floor_note(results, c.first, "latencyP50", f" ({s['latencyP50RatioToFloor']:.2f}× its floor, which parks alike)")
+    wakes = ", ".join(f"`{r['design']}` {r['summary']['counts'][m]:.2f} {_count_label(m)}"
+                      for r in rows for m in (results.catalog or {}).get("countMetrics", [])
+                      if (r["summary"].get("counts") or {}).get(m, 0) >= _SHOWN_COUNT and "switches" not in m)
+    floor = floor_row(results, c.first)
+    return (_headline(f"Delivered on their own executor, promise fulfilled on another thread ({parked} "
+                      f"×{c.first['threads']}, hand-offs that park)", c, stats)
+            + (f" Per element: {wakes}." if wakes else "")
+            + (f" The floor's p50 is {_fmt_ns(floor['summary']['latencyP50']['median'])}."
+               if floor and floor["summary"].get("latencyP50") else ""))
 
 
 def counts_table(results):
@@ -141,14 +261,20 @@ def counts_table(results):
 
 
 def relative_table(results):
+    """The design × scenario table and the notes under it: ★ marks the winner the tool's rounds
+    decide (none in an oversubscribed row or a tie), † a row below its own floor, whose cause
+    (`below_floor`) is noted under the table."""
     designs = results.designs()
     out = ["| scenario | threads | " + " | ".join(f"`{d}`" for d in designs) + " |",
            "|---|---|" + "---|" * len(designs)]
+    notes = []
     for scenario in results.scenarios():
         if results.is_floor(scenario):
             continue
         for threads in sorted({r["threads"] for r in results.ok_rows(scenario)}):
-            cells, best = [], _best(results, scenario, threads)
+            over = any(r.get("oversubscribed") for r in results.ok_rows(scenario) if r["threads"] == threads)
+            c = None if over else contest(results, scenario, threads)
+            cells = []
             for d in designs:
                 row = results.row(scenario, d, threads)
                 if not row:
@@ -161,10 +287,16 @@ def relative_table(results):
                 if s.get("ratioToSeed") is not None:
                     text += f" · {s['ratioToSeed']:.2f}× {results.role('referenceDesign')}"
                 if s.get("ratioToFloor") is not None:
-                    text += f" · {s['ratioToFloor']:.1f}× floor"
-                cells.append(f"**{text}** ★" if best and row is best else text)
-            over = any(r.get("oversubscribed") for r in results.ok_rows(scenario) if r["threads"] == threads)
+                    text += f" · {s['ratioToFloor']:.{2 if s['ratioToFloor'] < 1 else 1}f}× floor"
+                cause = below_floor(results, row)
+                if cause:
+                    text += " †"
+                    notes.append(f"- {scenario} ×{threads} `{d}`: {cause}.")
+                cells.append(f"**{text}** ★" if c and c.decided and row is c.first else text)
             out.append(f"| {scenario} | {threads}{' (oversubscribed)' if over else ''} | " + " | ".join(cells) + " |")
+    if notes:
+        out += ["", "† Below its own floor, which does the same work without a stepping subscriber (no design can "
+                "beat it); what the results say about each:", ""] + notes
     return out
 
 
@@ -192,17 +324,19 @@ def _method(folder, section, text):
 def build(args, results, folder):
     charts.use_design_order(results.designs())  # every chart colours a design alike
     m = results.machine
-    made_by = ", ".join(os.path.relpath(p) for p in results.paths)
+    made_by = ", ".join(f"{os.path.relpath(p)} (commit `{f.get('gitCommit', '?')[:10]}`{', dirty' if f.get('gitDirty') else ''})"
+                        for p, f in zip(results.paths, results.machines))
     md = [f"# StepBench report — {m.get('cpuModel')} ({m.get('cores')} cores)", "",
-          f"Produced by `scripts/report` from {made_by}: measured at commit `{m.get('gitCommit', '?')[:10]}`"
-          f"{' (dirty)' if m.get('gitDirty') else ''}, {m.get('buildConfiguration')} build, {m.get('swiftVersion')}, "
+          f"Produced by `scripts/report` from {made_by}: {m.get('buildConfiguration')} build, {m.get('swiftVersion')}, "
           f"{m.get('kernel')}, allocator {m.get('allocator')}; created {results.created_at}; "
           f"preset {results.configuration.get('preset')}, {results.configuration.get('repetitions')} repetitions in shuffled rounds (order seed {results.configuration.get('orderSeed', '–')}); "
           f"hand-off {results.configuration.get('handoff')}.", "", "## Verdict", ""]
-    md += [f"{i + 1}. {line}" for i, line in enumerate(verdict(results))]
+    md += [f"{i + 1}. {line}" for i, line in enumerate(verdict(results))] + ["", INTERVALS]
     per_round = ", ".join(x for x in results.scenarios() if results.unit(x) != "element" and not results.is_floor(x))
     md += ["", f"## Speed relative to `{results.role('referenceDesign')}` and to the floor", "",
-           f"Median ns/element{f' ({per_round}: per round)' if per_round else ''}; ★ = fastest in the row; ×floor: over the "
+           f"Median ns/element in every row{f' ({per_round}: per round)' if per_round else ''}, never a latency (p50 latency "
+           f"is in the verdict and the latency charts); ★ = fastest in the row, decided by the rounds "
+           f"(separated from every other, round by round; none in a tie or an oversubscribed row); ×floor: over the "
            f"scenario's own floor ({_method(folder, 'How it measures', 'a floor of its shape')}).", ""]
     md += relative_table(results)
     md += ["", "Oversubscribed: more threads than cores, shown and never decided "

@@ -43,6 +43,9 @@ class Results:
     #: the tool's rankings (`stepbench rank`) of each file by (scenario, threads, metric); a later
     #: file's replace an earlier's
     rankings: dict = field(default_factory=dict)
+    #: each file's own machine fingerprint (its commit and dirty flag), in the order of `paths`:
+    #: `machine` is the first file's with rows, and a combined report draws from every file
+    machines: list = field(default_factory=list)
 
 
     def ok_rows(self, scenario=None):
@@ -118,9 +121,18 @@ def load(paths):
     except tool.ToolError as e:
         raise ResultsError(str(e))
     data = document["results"]
+    machines = [data["machine"]] if len(paths) == 1 else [_machine(p) for p in paths]
     return Results(paths=document["files"], machine=data["machine"], configuration=data["configuration"],
                    created_at=data.get("createdAt", "?"), rows=data["rows"], profiles=data.get("profiles") or [],
                    harness_warnings=list(data.get("harnessWarnings") or []), catalog=document["catalog"],
                    tool_catalog=tool_catalog, machine_id=document["machineID"], path_rows=data.get("paths") or [],
-                   cost_splits=data.get("costSplits") or [],
+                   cost_splits=data.get("costSplits") or [], machines=machines,
                    rankings={(r["scenario"], r["threads"], r["metric"]): r for r in document["rankings"]})
+
+
+def _machine(path):
+    """One file's machine fingerprint, as the tool reads the file alone."""
+    try:
+        return tool.ask("read", path)["results"]["machine"]
+    except tool.ToolError as e:
+        raise ResultsError(str(e))

@@ -73,14 +73,15 @@ def rows_for(design, ratio_logs, floor_logs, allocations=0, elements=200_000):
 
 
 def write_run(folder, commit, when, rows=(), profiles=None, dirty=False, schema="stepbench/2", cpu="AMD EPYC",
-              name=None):
-    """A results file as `stepbench run` writes it (the fields the tool reads)."""
+              name=None, machine=(), configuration=()):
+    """A results file as `stepbench run` writes it (the fields the tool reads); `machine` and
+    `configuration`: fields to change in those sections."""
     data = {"schema": schema, "createdAt": when, "peakRSSBytes": 0,
             "machine": {"cpuModel": cpu, "cores": 2, "gitCommit": commit, "gitDirty": dirty,
                         "buildConfiguration": "release", "kernel": "Linux", "swiftVersion": "6.3",
-                        "allocator": "jemalloc"},
+                        "allocator": "jemalloc", **dict(machine)},
             "configuration": {"preset": "quick", "repetitions": 5, "warmup": True, "threads": [1],
-                              "handoff": "synthetic"},
+                              "handoff": "synthetic", **dict(configuration)},
             "rows": list(rows)}
     if profiles is not None:
         data["profiles"] = profiles
@@ -254,13 +255,14 @@ def test_real_profiles_give_well_formed_output(tmp_path):
     assert "noise profile" in skipped["noise.json"]
     assert data["method"]["permutations"] == history.PERMUTATIONS and data["method"]["noiseProfile"].endswith("noise.json")
     for cp in data["changePoints"] + data["uncalled"]:
-        assert cp["file"] in names and cp["direction"] in ("regression", "improvement")
-        assert 0 <= cp["pValue"] <= history.ALPHA
-    # the exact series show fd19f5b's improvement (callgrind 3,856 → 2,664 for locked), with p = 0
+        assert cp["file"] in names and 0 <= cp["pValue"] <= history.ALPHA
+        # both profiles were made on dirty trees: every change is shown apart, neither better nor worse
+        assert cp["cause"] == "dirty tree" and cp["direction"] in ("higher", "lower"), cp
+    # the exact series show fd19f5b's drop (callgrind 3,856 → 2,664 for locked), with p = 0
     instr = {(c["design"], c["commit"][:7]): c for c in data["changePoints"] if c["metric"] == "instructions_per_element"}
     for design in ("locked", "mutex", "atomic"):
         assert instr[(design, "fd19f5b")]["pValue"] == 0
-        assert instr[(design, "fd19f5b")]["direction"] == "improvement"
+        assert instr[(design, "fd19f5b")]["direction"] == "lower"
     assert not any(design == "seed" for design, _ in instr)  # seed is the unchanged reference
     for fmt in ("text", "markdown"):
         text = history.render(history.analyse(str(folder)), fmt)
@@ -462,3 +464,84 @@ def test_report_names_a_folder_history_cannot_read(tmp_path):
     out.mkdir()
     md = "\n".join(report.history_section(load([str(folder / f"{commits[-1][:12]}.json")]), str(out)))
     assert "No history:" in md and "stray.json" in md
+
+
+# ------------------------------------------------------------------ what else changed at a change point
+
+def stepped_runs(folder, commits, allocations, **changed):
+    """One run per commit of sync-step `atomic` and its floor whose exact allocations per
+    element are `allocations` (a step the gate's tolerance sees); `changed[i]`: write_run's
+    keyword arguments for run i (a schema, a setting, a dirty tree)."""
+    os.makedirs(folder, exist_ok=True)
+    for i, commit in enumerate(commits):
+        write_run(str(folder), commit, created(i), rows_for("atomic", [0.0] * 3, [0.0] * 3, allocations=allocations[i]),
+                  **changed.get(f"run{i}", {}))
+
+
+@pytest.mark.parametrize("change,expected", [
+    ({"schema": "stepbench/1"}, "schema 'stepbench/1' → 'stepbench/2'"),
+    ({"configuration": {"handoff": "spin"}}, "handoff 'spin' → 'synthetic'"),
+    ({"machine": {"swiftVersion": "6.2"}}, "swiftVersion '6.2' → '6.3'"),
+    ({"machine": {"allocator": "glibc"}}, "allocator 'glibc' → 'jemalloc'"),
+    ({"configuration": {"repetitionBudget": 0.5}}, "repetitionBudget 0.5 → None"),
+])
+def test_a_step_where_the_measurement_changed_is_labelled_so_and_is_no_regression(tmp_path, change, expected):
+    """Allocations per element step 0 → 1 at run 2, where the files say the measurement changed
+    (the runs before it written otherwise): every change point there is "measurement changed",
+    higher (not a regression), with what changed, and the history exits 0. The commits are
+    unknown to git, and the notes say so."""
+    commits = [fake_commit(i, "measured") for i in range(4)]
+    stepped_runs(tmp_path / "runs", commits, [0.0, 0.0, 1.0, 1.0], run0=change, run1=change)
+    code, data = run_history(tmp_path / "runs", tmp_path)
+    assert code == 0 and data["regressions"] == 0, data["summary"]
+    assert {(c["commit"], c["cause"], c["direction"]) for c in data["changePoints"]} == \
+        {(commits[2], "measurement changed", "higher")}, data["changePoints"]
+    for c in data["changePoints"]:
+        assert any(expected in n for n in c["notes"]), c["notes"]
+        assert any("git cannot tell" in n for n in c["notes"]), c["notes"]
+    assert "0 regression(s)" in data["summary"] and "measurement changed" in data["summary"]
+    text = history.render(history.analyse(str(tmp_path / "runs")), "text")
+    assert "measurement changed: shown apart, not regressions" in text and "no change point where only the code" in text
+
+
+@pytest.mark.parametrize("dirty_run", [1, 2])
+def test_a_step_next_to_a_dirty_tree_is_shown_apart(tmp_path, dirty_run):
+    """The same step, the run before it (1) or its own run (2) made on a dirty tree: "dirty
+    tree", not a regression, exit 0."""
+    commits = [fake_commit(i, "dirty") for i in range(4)]
+    stepped_runs(tmp_path / "runs", commits, [0.0, 0.0, 1.0, 1.0], **{f"run{dirty_run}": {"dirty": True}})
+    code, data = run_history(tmp_path / "runs", tmp_path)
+    assert code == 0 and data["regressions"] == 0, data["summary"]
+    assert {(c["commit"], c["cause"], c["direction"]) for c in data["changePoints"]} == {(commits[2], "dirty tree", "higher")}
+    assert all(any(f"dirty tree at {commits[dirty_run][:7]}" in n for n in c["notes"]) for c in data["changePoints"])
+
+
+def test_a_step_where_only_the_code_changed_is_a_regression_and_the_harness_is_read_from_git(tmp_path):
+    """In a repository: the step at c2, whose commit changed only the library, is a regression
+    (exit 2), as before; the step at c4, whose commit changed only the harness (Bench/), is a
+    measurement change, and one whose commit changed both is "measurement and code changed":
+    neither is a regression. A commit that changed only documentation leaves no code to blame."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    touched = [["README.md"], ["Sources/Stepping/A.swift"], ["Sources/Stepping/A.swift"], ["docs/X.md"],
+               ["Bench/Sources/StepBenchKit/K.swift"], ["Bench/Sources/StepBenchKit/K.swift", "Peers/Sources/P.swift"],
+               ["README.md"]]
+    commits = []
+    for i, paths in enumerate(touched):
+        for path in paths:
+            (repo / path).parent.mkdir(parents=True, exist_ok=True)
+            (repo / path).write_text(str(i))
+            git(repo, "add", path)
+        git(repo, "commit", "-q", "-m", f"c{i}", date=f"2026-01-0{i + 1}T00:00:00Z")
+        commits.append(git(repo, "rev-parse", "HEAD"))
+    stepped_runs(repo / "results", commits, [0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 4.0])
+    code, data = run_history(repo / "results", tmp_path)
+    assert code == 2 and data["regressions"] == 2, data["summary"]  # atomic's row and its floor's, at c2
+    causes = {(c["commit"], c["cause"], c["direction"]) for c in data["changePoints"]}
+    assert causes == {(commits[2], "code", "regression"), (commits[3], "no code changed", "higher"),
+                      (commits[4], "measurement changed", "higher"),
+                      (commits[5], "measurement and code changed", "higher")}, causes
+    harness = next(c for c in data["changePoints"] if c["commit"] == commits[4])
+    assert any("the harness changed" in n and "Bench/Sources/" in n for n in harness["notes"]), harness["notes"]
+    assert not any("git cannot tell" in n for c in data["changePoints"] for n in c["notes"])
