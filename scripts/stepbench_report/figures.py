@@ -1,0 +1,794 @@
+"""scripts/figures: the measured figures of README.md and docs/*.md, written by the tool.
+
+Usage: scripts/figures [--check] [DOC.md ...]     (default: README.md and docs/*.md)
+
+A figure is written once, in the committed results; a document quotes it only inside a block
+
+    <!-- figures:NAME from FILE [FILE ...] -->
+    ... (generated: never edit by hand) ...
+    <!-- /figures:NAME -->
+
+whose content this command (re)writes from FILES (paths from the repository root; results and
+profile files as `stepbench read` reads them, or a conformance.md). NAME is one of RENDERERS.
+The block's first line names its source: each file's commit and date. Every document is
+rewritten atomically (temporary file, then rename), and only when a block changed. A block
+naming a missing file or an unknown NAME, or one left open, is an error naming the document and
+its line, and nothing is written.
+
+--check writes nothing: exit 1 naming each block that differs from what the files give (the
+document, the block and the first differing line), or each table outside a block that quotes
+measured values (see ``measured_tables``). Exit 0: every figure agrees.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+
+from . import tool
+from .results import ResultsError, floor_in, load
+
+OPEN = re.compile(r"^<!-- figures:(?P<name>[a-z0-9-]+) from (?P<files>\S.*?) -->$")
+CLOSE = re.compile(r"^<!-- /figures:(?P<name>[a-z0-9-]+) -->$")
+
+
+class FiguresError(Exception):
+    """A document or block that cannot be rendered: the message names the document and line."""
+
+
+@dataclass
+class Block:
+    document: str
+    name: str
+    files: list
+    #: 0-based indexes of the open and close markers in the document's lines
+    start: int
+    end: int
+
+    def where(self):
+        return f"{os.path.relpath(self.document)}:{self.start + 1}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding blocks
+
+
+def blocks(document, lines):
+    """The figure blocks of `document` (its `lines`), checked: a known name, files that exist,
+    each block closed by its own name before another opens."""
+    found, current = [], None
+    for i, line in enumerate(lines):
+        opened, closed = OPEN.match(line.rstrip("\n")), CLOSE.match(line.rstrip("\n"))
+        if opened:
+            if current:
+                raise FiguresError(f"{os.path.relpath(document)}:{i + 1}: block '{opened['name']}' opens inside "
+                                   f"'{current.name}' (opened at line {current.start + 1}); close that one first")
+            current = _opened(document, i, opened)
+        elif closed:
+            if not current or closed["name"] != current.name:
+                raise FiguresError(f"{os.path.relpath(document)}:{i + 1}: '<!-- /figures:{closed['name']} -->' closes "
+                                   f"no open block of that name")
+            current.end = i
+            found.append(current)
+            current = None
+    if current:
+        raise FiguresError(f"{current.where()}: block '{current.name}' is never closed "
+                           f"(add '<!-- /figures:{current.name} -->')")
+    return found
+
+
+def _opened(document, index, match):
+    name, files = match["name"], match["files"].split()
+    if name not in RENDERERS:
+        raise FiguresError(f"{os.path.relpath(document)}:{index + 1}: unknown block 'figures:{name}'; "
+                           f"known: {', '.join(sorted(RENDERERS))}")
+    for f in files:
+        if not os.path.exists(os.path.join(tool.ROOT, f)):
+            raise FiguresError(f"{os.path.relpath(document)}:{index + 1}: block '{name}' names {f}, which does not "
+                               f"exist (paths are from the repository root)")
+    return Block(document, name, files, index, -1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sources and provenance
+
+
+class Sources:
+    """The files one block names, read as every command reads them (`stepbench read`), cached
+    across blocks: results files combined into one Results, a conformance.md by its table."""
+
+    _cache: dict = {}
+
+    def __init__(self, files):
+        self.files = files
+        self.results_files = [f for f in files if f.endswith(".json")]
+        self.tables = [f for f in files if not f.endswith(".json")]
+
+    @property
+    def results(self):
+        if not self.results_files:
+            raise ResultsError("this block needs a results file (`stepbench run` or `stepbench profile`)")
+        return self._load(tuple(self.results_files))
+
+    @classmethod
+    def _load(cls, files):
+        if files not in cls._cache:
+            cls._cache[files] = load([os.path.join(tool.ROOT, f) for f in files])
+        return cls._cache[files]
+
+    def provenance(self):
+        """One line: each file's commit and date (a results file's machine.gitCommit and
+        createdAt, `(dirty)` when its tree was; another file's last commit in git)."""
+        parts = []
+        for f in self.files:
+            if f.endswith(".json"):
+                r = self._load((f,))
+                commit = (r.machine.get("gitCommit") or "?")[:7]
+                dirty = " (dirty)" if r.machine.get("gitDirty") else ""
+                parts.append(f"`{f}`: run at `{commit}`{dirty}, {r.created_at[:10]}")
+            else:
+                parts.append(f"`{f}`: committed at {_last_commit(f)}")
+        return "Generated by `scripts/figures` from " + "; ".join(parts) + "."
+
+    def table(self):
+        """The Markdown table of the (one) non-JSON file: its lines that start with '|'."""
+        with open(os.path.join(tool.ROOT, self.tables[0])) as f:
+            return [line.rstrip("\n") for line in f if line.startswith("|")]
+
+
+def _last_commit(path):
+    done = subprocess.run(["git", "-C", tool.ROOT, "log", "-1", "--format=`%h`, %cs", "--", path],
+                          capture_output=True, text=True)
+    return done.stdout.strip() or "an uncommitted version"
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the results: what a cell shows
+
+
+def fmt(v):
+    """A timing or count as the docs print it: thousands separated, one decimal under 100."""
+    if v is None:
+        return "–"
+    return f"{v:,.0f}" if abs(v) >= 100 or float(v).is_integer() else f"{v:.1f}"
+
+
+def fmt_ci(stat):
+    return f"{fmt(stat['median'])} [{fmt(stat['ciLow'])}, {fmt(stat['ciHigh'])}]"
+
+
+def median(results, scenario, design, threads, key):
+    row = results.row(scenario, design, threads)
+    stat = row and row["summary"].get(key)
+    return stat["median"] if stat else None
+
+
+def instructions(results, scenario, design):
+    """Instructions per element of `design` in `scenario`'s profile (callgrind, exact)."""
+    return next((p["instructionsPerElement"] for p in results.profiles
+                 if p["scenario"] == scenario and p["design"] == design), None)
+
+
+def status(results, scenario, design, threads):
+    """'excluded', 'failed', … when the row exists but measured nothing; else None."""
+    return next((r["status"] for r in results.rows if r["scenario"] == scenario and r["design"] == design
+                 and r["threads"] == threads and r["status"] != "ok"), None)
+
+
+def catalog(results, key, default=None):
+    """A catalog entry: the files' catalog (what they were written with), else the tool's."""
+    for c in (results.catalog, results.tool_catalog):
+        if (c or {}).get(key) is not None:
+            return c[key]
+    return default
+
+
+#: The scenario whose rows are each peer's library used directly (no stepper contract), one row
+#: per peer named as the peer. The catalog names it when the tool has one (`directScenario`).
+DIRECT_SCENARIO = "direct-sync"
+
+
+def direct_scenario(results):
+    return catalog(results, "directScenario", DIRECT_SCENARIO)
+
+
+def peers(results):
+    """The designs that stand for what Swift already ships (PEERS.md), in the catalog's order:
+    the catalog's `peers` when it has one (the marker these scripts want: the tool knows which
+    designs an outside package declared as peers); else the designs with a direct row (a peer's
+    library used directly, declared beside the peer); else derived from the rules the designs
+    declare broken (``_peers_by_known_issues``)."""
+    designs = results.designs()
+    listed = catalog(results, "peers")
+    if listed is not None:
+        return [d for d in designs if d in listed]
+    direct = {r["design"] for r in results.ok_rows(direct_scenario(results))}
+    if direct:
+        return [d for d in designs if d in direct]
+    return _peers_by_known_issues(results, designs)
+
+
+#: What every peer declares and no design of the library does: the stepper kept until the next
+#: input is asked for (R1) and upstream's completion seen only then (C1) -- a loop on a task, or a
+#: Combine chain that forwards the completion after the open `Future`.
+PEER_RULES = {"R1", "C1"}
+
+
+def _peers_by_known_issues(results, designs):
+    """Derived from what the tool publishes today (no design is marked a peer): the designs
+    that declare PEER_RULES broken."""
+    issues = catalog(results, "knownIssues", {}) or {}
+    return [d for d in designs if PEER_RULES <= set(issues.get(d, ()))]
+
+
+def ranking_pair(results, scenario, threads, metric, a, b):
+    """The tool's round-by-round comparison of designs `a` and `b` (`stepbench rank`), or None."""
+    ranking = results.rankings.get((scenario, threads, metric))
+    for p in (ranking or {}).get("pairs", []):
+        if {p["faster"], p["slower"]} == {a, b}:
+            return p
+    return None
+
+
+def decided_faster(pair):
+    """The design the rounds separate as faster (the interval of the pair's ratio clear of 1),
+    or None for a tie. A reversed pair is one whose medians and rounds disagree: the rounds
+    decide."""
+    if not pair or not pair.get("separated"):
+        return None
+    return pair["slower"] if pair.get("reversed") else pair["faster"]
+
+
+def interval(pair):
+    return f"{pair['ratio']:.2f}× [{pair['ciLow']:.2f}–{pair['ciHigh']:.2f}]" if pair and pair.get("ratio") else "too few rounds"
+
+
+# ---------------------------------------------------------------------------------------------
+# What a row of a table is
+
+@dataclass
+class Measure:
+    """One row of a designs table: a scenario at a thread count, and what is shown of it."""
+    scenario: str
+    threads: int
+    key: str          # a summary key, or "instructions" (the profile's, exact)
+    label: str        # the metric, named in the row so that one label means one metric
+    metric: str = ""  # the ranking's metric ("ns_per_element", "latency_p50"); "" for exact counts
+
+    def value(self, results, design):
+        if self.key == "instructions":
+            return instructions(results, self.scenario, design)
+        return median(results, self.scenario, design, self.threads, self.key)
+
+    def stat(self, results, design):
+        row = results.row(self.scenario, design, self.threads)
+        return row and row["summary"].get(self.key)
+
+    def cell(self, results, design, with_ci=False):
+        if self.key == "allocationsPerElement":
+            v = self.value(results, design)
+            return f"{v:.2f}" if v is not None else (status(results, self.scenario, design, self.threads) or "–")
+        if with_ci and self.key != "instructions" and self.stat(results, design):
+            return fmt_ci(self.stat(results, design))
+        v = self.value(results, design)
+        return fmt(v) if v is not None else (status(results, self.scenario, design, self.threads) or "–")
+
+    def row_name(self):
+        return f"{self.scenario} ×{self.threads}, {self.label}"
+
+
+def measures(results, wide=False):
+    """The rows of the designs tables: the per-element question (sync-step, one thread: time,
+    exact instructions, allocations), the cross-thread question's p50 at 2 threads, and the
+    latency rows of cancel-race ×2; `wide` adds every other scenario the method discusses."""
+    per_element = results.role("perElementScenario") or "sync-step"
+    cross = results.role("crossThreadScenario") or "async-step"
+    parked = catalog(results, "asynchronousVerdictScenario") or "async-park"
+    out = [Measure(per_element, 1, "nsPerElement", "ns/element", "ns_per_element"),
+           Measure(per_element, 1, "instructions", "instructions/element (exact, callgrind)"),
+           Measure(per_element, 1, "allocationsPerElement", "allocations/element"),
+           Measure(cross, 2, "latencyP50", "p50 ns, `.more` → next input", "latency_p50")]
+    if wide:
+        out += [Measure(parked, 2, "latencyP50", "p50 ns, `.more` → next input (hand-offs park)", "latency_p50"),
+                Measure("stale-storm", 2, "nsPerElement", "ns/element", "ns_per_element")]
+    out.append(Measure("cancel-race", 2, "latencyP50", "p50 ns, cancel → upstream cancelled", "latency_p50"))
+    if wide:
+        out.append(Measure("fan-out", 2, "nsPerElement", "aggregate ns/element", "ns_per_element"))
+    return [m for m in out if m.key == "instructions" and results.profiles or results.ok_rows(m.scenario)]
+
+
+def best_decided(results, m, designs):
+    """The design with the lowest value in row `m` when that is decided: for an exact count the
+    fewest; for a timing only when the rounds separate it from every other design shown."""
+    values = {d: m.value(results, d) for d in designs if m.value(results, d) is not None}
+    if not values:
+        return None
+    best = min(values, key=values.get)
+    if not m.metric:  # an exact count: the fewest, when no other design has as few
+        return best if sorted(values.values())[1:2] != [values[best]] else None
+    beaten = [decided_faster(ranking_pair(results, m.scenario, m.threads, m.metric, best, d)) == best
+              for d in values if d != best]
+    return best if all(beaten) else None
+
+
+def floor_cell(results, m, with_ci=False):
+    """The row's floor: the scenario's own (the catalog's), and for the per-element question the
+    API floor (the stepping API with no synchronisation) beside it."""
+    parts = []
+    for floor in (floor_in(results.catalog, m.scenario),
+                  catalog(results, "apiFloorScenario") if m.scenario == results.role("perElementScenario") else None):
+        if not floor:
+            continue
+        probe = Measure(floor, m.threads, m.key, m.label, m.metric)
+        value = probe.cell(results, "floor", with_ci)
+        if value != "–":
+            parts.append(f"{floor} {value}")
+    return "; ".join(parts)
+
+
+def designs_table(results, wide=False):
+    designs = [d for d in results.designs() if d not in peers(results)]
+    out = ["Medians of the run's repetitions" + (" [95% interval]" if wide else "")
+           + "; **bold**: the fewest exact instructions, or the fastest where the rounds separate it from every "
+             "other design (`stepbench rank`); no bold: not decided by this run.", "",
+           "| | " + " | ".join(f"`{d}`" for d in designs) + " | own floor |",
+           "|---|" + "---:|" * len(designs) + "---|"]
+    for m in measures(results, wide):
+        best = best_decided(results, m, designs)
+        cells = [m.cell(results, d, wide) for d in designs]
+        cells = [f"**{c}**" if d == best else c for d, c in zip(designs, cells)]
+        out.append(f"| {m.row_name()} | " + " | ".join(cells) + f" | {floor_cell(results, m, wide)} |")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Blocks: each renders lines from Sources
+
+
+def render_designs(sources):
+    """README "What the numbers say": the designs on the questions the report answers, and
+    what the files say of them."""
+    return designs_table(sources.results) + [""] + designs_said(sources)
+
+
+def render_method_designs(sources):
+    """METHOD.md: every scenario the method discusses, with the 95% intervals."""
+    return designs_table(sources.results, wide=True) + [""] + designs_said(sources)
+
+
+def designs_said(sources):
+    """The claims under the designs table, one paragraph, each from the files: the default
+    design's instructions over the API floor, and who is faster round by round on each timed
+    question."""
+    r = sources.results
+    default = catalog(r, "defaultDesign")
+    lines = []
+    split = next((c for c in r.cost_splits if c["path"] == r.role("perElementScenario") and c["design"] == default), None)
+    if split:
+        api = catalog(r, "apiFloorScenario") or "the API floor"
+        lines.append(f"`{default}`, the default, costs {fmt(split['synchronisation'])} instructions per element over "
+                     f"`{api}` in {split['path']} ({fmt(split['instructions'])} against {fmt(split['floorStep'])}); "
+                     f"`{api}` (the stepping API, unsynchronised) is itself {fmt(split['api'])} over a plain subscriber "
+                     f"({fmt(split['floor'])}).")
+    designs = [d for d in r.designs() if d not in peers(r)]
+    said = [_round_by_round(r, m, designs) for m in measures(r) if m.metric]
+    lines.append("Round by round (`stepbench rank`: the fastest median against the next, 95% interval of their "
+                 "ratio): " + "; ".join(s for s in said if s) + ".")
+    return [" ".join(lines)]  # one paragraph
+
+
+def _round_by_round(results, m, designs):
+    ranked = sorted((d for d in designs if m.value(results, d) is not None), key=lambda d: m.value(results, d))
+    if len(ranked) < 2:
+        return ""
+    first, second = ranked[:2]
+    pair = ranking_pair(results, m.scenario, m.threads, m.metric, first, second)
+    winner = decided_faster(pair)
+    what = f"{m.scenario} ×{m.threads} {'p50' if m.metric == 'latency_p50' else 'ns/element'}"
+    if winner:
+        loser = second if winner == first else first
+        return f"{what}: `{winner}` is faster than `{loser}` ({interval(pair)})"
+    return f"{what}: `{first}` and `{second}` tie ({interval(pair)})"
+
+
+def _paragraphs(lines):
+    out = []
+    for line in lines:
+        out += [line, ""]
+    return out[:-1]
+
+
+class PeerRows:
+    """Each peer on the per-element question, beside the default design: its time, the ratio,
+    the rounds' verdict, and (where the files have the direct rows) the library used directly
+    and the bridge to the stepper contract."""
+
+    def __init__(self, results):
+        self.r = results
+        self.scenario = results.role("perElementScenario") or "sync-step"
+        self.default = catalog(results, "defaultDesign")
+        self.peers = peers(results)
+        self.direct = direct_scenario(results)
+        self.has_direct = any(results.row(self.direct, p, 1) for p in self.peers)
+
+    def ns(self, design, scenario=None):
+        return median(self.r, scenario or self.scenario, design, 1, "nsPerElement")
+
+    def ratio(self, peer):
+        base, value = self.ns(self.default), self.ns(peer)
+        return value / base if base and value else None
+
+    def pair(self, peer):
+        return ranking_pair(self.r, self.scenario, 1, "ns_per_element", self.default, peer)
+
+    def bridge(self, peer):
+        """peer − direct (ns/element) and its share of direct, or (None, None)."""
+        value, direct = self.ns(peer), self.ns(peer, self.direct)
+        if value is None or not direct:
+            return None, None
+        return value - direct, (value - direct) / direct
+
+
+def render_peers(sources):
+    """README and PEERS.md: each peer against the default design on the per-element question,
+    and its split into the library's cost and the bridge's once the files have direct rows."""
+    p = PeerRows(sources.results)
+    head = f"| peer | {p.scenario} ×1, ns/element | × `{p.default}` | round by round |"
+    rule = "|---|---:|---:|---|"
+    if p.has_direct:
+        head += " direct, ns/element | bridge (peer − direct), ns | bridge / direct |"
+        rule += "---:|---:|---:|"
+    legend = (f"Medians of the run's repetitions; × `{p.default}`: the peer's median over `{p.default}`'s; round by "
+              "round: `stepbench rank`'s 95% interval of their ratio, a verdict only where it clears 1.")
+    if p.has_direct:
+        legend += (f" Direct: the peer's library consuming the same upstream with no stepper contract "
+                   f"({p.direct}); the bridge is what the stepper contract adds.")
+    out = [legend, "", head, rule, f"| `{p.default}` (the default) | {fmt(p.ns(p.default))} | 1 | |" + (" | | |" if p.has_direct else "")]
+    for peer in p.peers:
+        winner = decided_faster(p.pair(peer))
+        verdict = f"`{winner}` faster, {interval(p.pair(peer))}" if winner else f"tie, {interval(p.pair(peer))}"
+        ratio = p.ratio(peer)
+        line = f"| `{peer}` | {p.ns(peer) and fmt(p.ns(peer)) or status(p.r, p.scenario, peer, 1) or '–'} | " \
+               f"{f'{ratio:.1f}×' if ratio else '–'} | {verdict} |"
+        if p.has_direct:
+            bridge, share = p.bridge(peer)
+            line += (f" {fmt(p.ns(peer, p.direct))} | {fmt(bridge)} | {share:.0%} |" if bridge is not None
+                     else " – | – | – |")
+        out.append(line)
+    return out + [""] + peers_said(sources)
+
+
+def peers_said(sources):
+    """The one-line claim about the peers, decided: the ratio range over the peers the rounds
+    separate from the default design, and the ties named."""
+    p = PeerRows(sources.results)
+    beaten = [peer for peer in p.peers if decided_faster(p.pair(peer)) == p.default and p.ratio(peer)]
+    others = [peer for peer in p.peers if peer not in beaten]
+    lines = []
+    if beaten:
+        ratios = sorted(p.ratio(peer) for peer in beaten)
+        span = f"{ratios[0]:.1f}×" if len(ratios) == 1 else f"{ratios[0]:.1f}–{ratios[-1]:.1f}×"
+        lines.append(f"In {p.scenario} ×1 `{p.default}` is faster round by round than "
+                     + ", ".join(f"`{x}`" for x in beaten) + f": each peer takes {span} its time per element"
+                     + (f"; not decided against " + ", ".join(f"`{x}`" for x in others) if others else "") + ".")
+    elif p.peers:
+        lines.append(f"In {p.scenario} ×1 the rounds separate `{p.default}` from no peer.")
+    shares = [(peer, *p.bridge(peer)) for peer in p.peers]
+    shares = [(peer, b, s) for peer, b, s in shares if b is not None]
+    if shares:
+        lines.append("The bridge to the stepper contract costs " + ", ".join(
+            f"`{peer}` {fmt(b)} ns ({s:.0%} of its direct row)" for peer, b, s in shares) + ".")
+    return _paragraphs(lines)
+
+
+#: The runtime's generic-metadata look-ups, by the function names callgrind gives them.
+METADATA = re.compile(r"getGenericMetadata|MetadataCacheKey|GenericCacheEntry|swift::Metadata")
+
+
+def render_peers_detail(sources):
+    """PEERS.md: the default design and every peer on each question the designs are measured
+    on, with the exact counts and the share of the runtime's generic-metadata look-ups."""
+    r = sources.results
+    shown = [catalog(r, "defaultDesign")] + peers(r)
+    out = ["Medians of the run's repetitions; \"excluded\": the design declares breaking the rule the scenario "
+           "races fatal (below).", "",
+           "| | " + " | ".join(f"`{d}`" for d in shown) + " |", "|---|" + "---:|" * len(shown)]
+    for m in measures(r, wide=True):
+        if m.scenario == "fan-out":  # the peers are not run on several pipelines
+            continue
+        out.append(f"| {m.row_name()} | " + " | ".join(m.cell(r, d) for d in shown) + " |")
+        if m.key == "instructions":
+            out.append(f"| of which the runtime's generic-metadata look-ups (among the top functions) | "
+                       + " | ".join(_metadata(r, m.scenario, d) for d in shown) + " |")
+    return out
+
+
+def _metadata(results, scenario, design):
+    profile = next((p for p in results.profiles if p["scenario"] == scenario and p["design"] == design), None)
+    if not profile:
+        return "–"
+    total = sum(f.get("instructionsPerElement") or 0 for f in profile.get("topFunctions", [])
+                if METADATA.search(f["function"]))
+    return f"≥ {fmt(total)}" if total else "0"
+
+
+def render_api_split(sources):
+    """METHOD.md "What the API costs": instructions per event of each path for the plain floor,
+    the API floor (its part over the floor) and each exactly counted design over the API floor,
+    its synchronising instructions over the API floor's in brackets."""
+    r = sources.results
+    api = catalog(r, "apiFloorScenario") or "floor-step"
+    splits = [c for c in r.cost_splits if c.get("exact", True)]
+    designs = [d for d in r.designs() if d not in peers(r) and any(c["design"] == d for c in splits)
+               and d != catalog(r, "referenceDesign")]
+    order = [p["name"] for p in catalog(r, "paths", [])]
+    paths = sorted({c["path"] for c in splits}, key=lambda x: (x in order, order.index(x) if x in order else -1))
+    out = [f"Instructions per event (`stepbench profile`'s `costSplits`); the designs' columns are over {api}, in "
+           f"brackets their synchronising instructions over {api}'s.", "",
+           f"| path | floor | {api} (API) | " + " | ".join(f"`{d}`" for d in designs) + " |",
+           "|---|---:|---:|" + "---:|" * len(designs)]
+    for path in paths:
+        cell = {c["design"]: c for c in splits if c["path"] == path}
+        any_split = next(iter(cell.values()))
+        api_cell = fmt(any_split["floorStep"]) + (f" (+{fmt(any_split['api'])})" if any_split.get("api") is not None else "")
+        cells = []
+        for d in designs:
+            c = cell.get(d)
+            sync = c and c.get("synchronisingOverFloorStep")
+            cells.append("–" if not c else f"+{fmt(c['synchronisation'])}" + (f" ({fmt(sync)})" if sync is not None else ""))
+        out.append(f"| {path} | {fmt(any_split.get('floor'))} | {api_cell} | " + " | ".join(cells) + " |")
+    return out
+
+
+def render_api_targets(sources):
+    """METHOD.md "Against the targets": each target of "What the API costs", met or not, from the
+    files. The targets are the method's (written here once); the figures are the files'."""
+    r = sources.results
+    out = ["", "| target | now |", "|---|---|"]
+    for target, result in _targets(r):
+        out.append(f"| {target} | {result} |")
+    return out
+
+
+def _split(results, path, design):
+    return next((c for c in results.cost_splits if c["path"] == path and c["design"] == design), None)
+
+
+def _over(results, path, design, limit, sync=False):
+    """'met: +66 (1,057 against 991)' for a design's instructions (or synchronising
+    instructions) over the API floor on `path` against `limit`."""
+    c = _split(results, path, design)
+    if not c:
+        return "not in these files"
+    if sync:
+        value = c.get("synchronisingOverFloorStep")
+        return "–" if value is None else f"{'met' if value == limit else '**not met**'}: {fmt(value)}"
+    value = c["synchronisation"]
+    return (f"{'met' if value <= limit else '**not met**'}: +{fmt(value)} "
+            f"({fmt(c['instructions'])} against {fmt(c['floorStep'])})")
+
+
+def _times(results, m, design, base, limit):
+    a, b = m.value(results, design), m.value(results, base)
+    if not a or not b:
+        return "not in these files"
+    return f"{'met' if a / b <= limit else '**not met**'}: {a / b:.2f}× ({fmt(a)} against {fmt(b)} ns)"
+
+
+def _targets(r):
+    per_element = r.role("perElementScenario") or "sync-step"
+    ns, p50 = measures(r)[0], next(m for m in measures(r) if m.scenario == (r.role("crossThreadScenario") or "async-step"))
+    parked = next((m for m in measures(r, wide=True) if m.scenario == catalog(r, "asynchronousVerdictScenario")), None)
+    allocations = next(m for m in measures(r) if m.key == "allocationsPerElement")
+    actor_allocations = allocations.value(r, "actor")
+    out = [("`atomic` ≤ floor-step + 120 instructions/element in sync-step", _over(r, per_element, "atomic", 120)),
+           ("`atomic` ≤ floor-step + 150 on `deferred-more`", _over(r, "deferred-more", "atomic", 150)),
+           ("`atomic`'s synchronising instructions: exactly 3 over floor-step's on `sync-more`",
+            _over(r, "sync-more", "atomic", 3, sync=True)),
+           ("… and exactly 4 on `deferred-more`", _over(r, "deferred-more", "atomic", 4, sync=True)),
+           ("`mutex` ≤ floor-step + 300 in sync-step", _over(r, per_element, "mutex", 300)),
+           ("`locked` ≤ floor-step + 300 in sync-step", _over(r, per_element, "locked", 300)),
+           ("`actor` sync-step ≤ 1.5× `atomic`'s time", _times(r, ns, "actor", "atomic", 1.5)),
+           # 0 within the gate's tolerance for an allocation count (0.01 per element)
+           ("`actor` 0 allocations/element in sync-step",
+            "–" if actor_allocations is None else f"{'met' if actor_allocations < 0.01 else '**not met**'}: {actor_allocations:.2f}"),
+           (f"`actor` {p50.scenario} ×2 p50 ≤ 3× `atomic`'s", _times(r, p50, "actor", "atomic", 3))]
+    if parked:
+        row = r.row(parked.scenario, "actor", parked.threads)
+        ratio = row and row["summary"].get("latencyP50RatioToFloor")
+        out.append((f"`actor` {parked.scenario} p50 no worse than 1.71× its floor's (the committed run "
+                    f"before 47920ab)", "–" if not ratio else f"{'met' if ratio <= 1.71 else '**not met**'}: {ratio:.2f}×"))
+    return out
+
+
+def render_conformance(sources):
+    """The rule × design table `scripts/conformance` wrote (conformance.md), as it wrote it."""
+    return [""] + sources.table()
+
+
+RENDERERS = {
+    "designs": render_designs,
+    "method-designs": render_method_designs,
+    "peers": render_peers,
+    "peers-detail": render_peers_detail,
+    "api-split": render_api_split,
+    "api-targets": render_api_targets,
+    "conformance": render_conformance,
+}
+
+
+def render(block):
+    """The block's content lines (between its markers): the provenance, then the rendered lines
+    (a legend first continues its paragraph). A comment line ends its own HTML block and may
+    interrupt a paragraph, so the markers need no blank lines around them."""
+    sources = Sources(block.files)
+    try:
+        body = RENDERERS[block.name](sources)
+        return [sources.provenance()] + body
+    except (ResultsError, tool.ToolError) as e:
+        raise FiguresError(f"{block.where()}: block '{block.name}': {e}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables outside blocks
+
+#: A table row quotes a measured value when some cell holds a figure only a measurement gives:
+#: anywhere in a cell, a number with thousands separators (1,057), a duration (2.4 µs, 80 ns)
+#: or a ratio (25×, ×1.27); or a cell that is a figure by itself with a decimal or an interval
+#: (93.8, **0.00**, +66.5, 584 [524, 669]). Integers alone (rule ids, threads, "3 compare-exchanges": counts the code
+#: fixes) and decimals inside prose cells (a version, a 0.2 s budget) are not.
+MEASURED = re.compile(r"(?<![\w.,])(\d{1,3}(,\d{3})+(?![\d.])|\d+(\.\d+)?\s?(ns|µs|us|ms)\b|\d+(\.\d+)?×|×\s?\d)")
+FIGURE_CELL = re.compile(r"^\**[+≥~−-]?(\d+\.\d+\**(\s*\[[^\]]*\])?|\d+\**\s*\[[^\]]*\])$")
+
+
+def quotes_measurement(row):
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    return any(MEASURED.search(c) or FIGURE_CELL.match(c) for c in cells)
+
+
+#: The line (the nearest non-blank one) before a table whose figures are a method fact measured
+#: at a named commit, not the current results: `<!-- measured at <commit>: why -->`.
+MEASURED_AT = re.compile(r"^<!-- measured at (?P<commit>[0-9a-f]{7,40})\b.*-->$")
+
+
+def measured_tables(document, lines):
+    """(line, text) of the first row that quotes a measured figure in each table outside every
+    figures block and every fenced code block, unless the table is marked `measured at`."""
+    inside = set()
+    for b in blocks(document, lines):
+        inside.update(range(b.start, b.end + 1))
+    found, fenced, table_start, flagged = [], False, None, False
+    for i, raw in enumerate(lines):
+        line = raw.rstrip("\n")
+        if line.startswith("```"):
+            fenced = not fenced
+        is_row = line.startswith("|") and not fenced and i not in inside
+        if not is_row:
+            table_start, flagged = None, False
+            continue
+        if table_start is None:
+            table_start, flagged = i, _marked(lines, i)
+        if not flagged and quotes_measurement(line):
+            found.append((i + 1, line))
+            flagged = True
+    return found
+
+
+def _marked(lines, index):
+    for j in range(index - 1, -1, -1):
+        if lines[j].strip():
+            return bool(MEASURED_AT.match(lines[j].strip()))
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Updating and checking documents
+
+
+def documents():
+    """README.md and every docs/*.md of the checkout."""
+    return [os.path.join(tool.ROOT, "README.md")] + sorted(glob.glob(os.path.join(tool.ROOT, "docs", "*.md")))
+
+
+def rendered(document):
+    """The document's lines with every block re-rendered, and its blocks."""
+    with open(document) as f:
+        lines = f.read().split("\n")
+    found = blocks(document, lines)
+    out, last = [], 0
+    for b in found:
+        out += lines[last:b.start + 1] + render(b)
+        last = b.end
+    return lines, out + lines[last:], found
+
+
+def differences(document):
+    """For each block whose content differs from what its files give: (block, line, expected,
+    found), the first differing line (1-based, in the document as it is)."""
+    lines, fresh, found = rendered(document)
+    out = []
+    for b in found:
+        want, have = render(b), lines[b.start + 1:b.end]
+        for k in range(max(len(want), len(have))):
+            w = want[k] if k < len(want) else "(nothing)"
+            h = have[k] if k < len(have) else "(nothing)"
+            if w != h:
+                out.append((b, b.start + 2 + k, w, h))
+                break
+    return out
+
+
+def write_atomically(path, text):
+    """Temporary file in the same folder, then rename: a reader sees the old or the new file."""
+    folder = os.path.dirname(path)
+    fd, temporary = tempfile.mkstemp(prefix=".figures-", dir=folder)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.chmod(temporary, os.stat(path).st_mode & 0o777)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def update(paths):
+    """Re-renders every block of `paths`; all are rendered before any is written, so an error
+    writes nothing. Returns the documents that changed."""
+    fresh = {}
+    for path in paths:
+        lines, out, _ = rendered(path)
+        if out != lines:
+            fresh[path] = "\n".join(out)
+    for path, text in fresh.items():
+        write_atomically(path, text)
+    return list(fresh)
+
+
+def check(paths):
+    """Every disagreement, one message per line (empty: every figure agrees)."""
+    problems = []
+    for path in paths:
+        shown = os.path.relpath(path)
+        for b, line, want, have in differences(path):
+            problems.append(f"{shown}:{line}: block '{b.name}' disagrees with {' '.join(b.files)}:\n"
+                            f"    expected: {want}\n    found:    {have}")
+        with open(path) as f:
+            lines = f.read().split("\n")
+        for line, text in measured_tables(path, lines):
+            problems.append(f"{shown}:{line}: a table outside any figures block quotes measured values "
+                            f"(make it a block, link the report, or mark it `<!-- measured at COMMIT: why -->`):\n"
+                            f"    {text[:160]}")
+    return problems
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="scripts/figures", description=__doc__.split("\n")[0])
+    parser.add_argument("documents", nargs="*", help="Markdown files (default: README.md and docs/*.md)")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a figure disagrees")
+    parser.add_argument("--stepbench", help="the stepbench binary to ask (default: $STEPBENCH_BIN, else this checkout's build)")
+    args = parser.parse_args(argv)
+    paths = [os.path.abspath(p) for p in args.documents] or documents()
+    with tool.using(args.stepbench):
+        try:
+            if args.check:
+                problems = check(paths)
+                for p in problems:
+                    print(f"scripts/figures: {p}", file=sys.stderr)
+                return 1 if problems else 0
+            for path in update(paths):
+                print(f"scripts/figures: rewrote {os.path.relpath(path)}", file=sys.stderr)
+        except (FiguresError, tool.ToolError) as e:
+            print(f"scripts/figures: {e}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

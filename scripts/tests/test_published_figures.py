@@ -1,0 +1,151 @@
+"""Each figure written once, by the tool: every measured figure of README.md and docs/*.md sits in
+a generated block (scripts/figures) that agrees with the committed files it names, or in a table
+marked as measured at a named commit."""
+import copy
+import pathlib
+import subprocess
+
+import pytest
+
+from scripts.stepbench_report import figures, tool
+from scripts.stepbench_report.results import load
+
+ROOT = pathlib.Path(tool.ROOT)
+DOCUMENTS = [pathlib.Path(p) for p in figures.documents()]
+LATEST = "results/amd-epyc-2c/latest.json"
+
+
+def lines_of(path):
+    return path.read_text().split("\n")
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
+def test_every_block_agrees_with_the_files_it_names(document):
+    found = figures.differences(str(document))
+    assert not found, "\n".join(
+        f"{document.relative_to(ROOT)}:{line}: block '{b.name}' disagrees with {' '.join(b.files)} "
+        f"(run scripts/figures):\n  expected: {want}\n  found:    {have}" for b, line, want, have in found)
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
+def test_no_table_outside_a_block_quotes_measured_values(document):
+    found = figures.measured_tables(str(document), lines_of(document))
+    assert not found, "\n".join(
+        f"{document.relative_to(ROOT)}:{line}: a table outside any figures block quotes measured values "
+        f"(make it a block, link the report, or mark it <!-- measured at COMMIT: why -->): {text[:120]}"
+        for line, text in found)
+
+
+def test_the_published_figures_are_blocks():
+    """README and PEERS.md show the designs and the peers from the committed run; METHOD.md its
+    tables: a document that dropped a block would pass the tests above by quoting nothing."""
+    names = {p.name: {b.name for b in figures.blocks(str(p), lines_of(p))} for p in DOCUMENTS}
+    assert {"designs", "peers"} <= names["README.md"]
+    assert {"peers", "peers-detail", "conformance"} <= names["PEERS.md"]
+    assert {"method-designs", "api-split", "api-targets"} <= names["METHOD.md"]
+
+
+def test_a_table_marked_measured_at_names_a_commit_git_knows():
+    for document in DOCUMENTS:
+        for i, line in enumerate(lines_of(document)):
+            marked = figures.MEASURED_AT.match(line.strip())
+            if marked:
+                done = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{marked['commit']}^{{commit}}"])
+                assert done.returncode == 0, f"{document.name}:{i + 1}: no commit {marked['commit']}"
+
+
+def test_a_planted_disagreement_is_named(tmp_path):
+    """An edited figure inside a block fails, naming the document, the block and the line."""
+    readme = lines_of(ROOT / "README.md")
+    block = next(b for b in figures.blocks(str(ROOT / "README.md"), readme) if b.name == "designs")
+    row = next(i for i in range(block.start, block.end) if readme[i].startswith("| sync-step ×1, ns/element"))
+    cells = readme[row].split("|")
+    cells[2] = " 1,234 "  # the first design's figure
+    planted = readme[row] = "|".join(cells)
+    copy_ = tmp_path / "README.md"
+    copy_.write_text("\n".join(readme))
+    found = figures.differences(str(copy_))
+    assert [(b.name, line) for b, line, _, _ in found] == [("designs", row + 1)]
+    assert found[0][3] == planted
+
+
+def test_heuristic_tells_measurements_from_method_tables():
+    measured = ["| sync-step, ns/element | 542 | **93.8** |", "| a | 2.4 µs |", "| a | 25× |",
+                "| a | 1,057 |", "| x | ×1.27 [1.21, 1.34] |", "| a | 584 [524, 669] |"]
+    method = ["| D1 | ok | known |", "| `scripts/bench` | Swift 6.3, a 0.2 s budget, 5m27s |",
+              "| `atomic` | 3 compare-exchanges + 8 | 0 |", "| peer | OpenCombine 0.14.0's `.values` |",
+              "|---|---:|"]
+    assert all(figures.quotes_measurement(r) for r in measured)
+    assert not any(figures.quotes_measurement(r) for r in method)
+
+
+def test_errors_name_the_document_and_line(tmp_path):
+    doc = tmp_path / "doc.md"
+    doc.write_text("# x\n\n<!-- figures:nonsense from results/amd-epyc-2c/latest.json -->\n<!-- /figures:nonsense -->\n")
+    with pytest.raises(figures.FiguresError, match=r"doc\.md:3: unknown block 'figures:nonsense'"):
+        figures.update([str(doc)])
+    doc.write_text("<!-- figures:peers from results/amd-epyc-2c/missing.json -->\n<!-- /figures:peers -->\n")
+    with pytest.raises(figures.FiguresError, match=r"doc\.md:1: .*missing\.json, which does not exist"):
+        figures.update([str(doc)])
+    doc.write_text(f"<!-- figures:peers from {LATEST} -->\ntext\n")
+    with pytest.raises(figures.FiguresError, match=r"doc\.md:1: block 'peers' is never closed"):
+        figures.update([str(doc)])
+
+
+def test_update_writes_the_block_and_then_nothing(tmp_path):
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"# x\n<!-- figures:peers from {LATEST} -->\nstale\n<!-- /figures:peers -->\nafter\n")
+    assert figures.update([str(doc)]) == [str(doc)]
+    text = doc.read_text()
+    assert "stale" not in text and text.endswith("<!-- /figures:peers -->\nafter\n")
+    assert "Generated by `scripts/figures` from `results/amd-epyc-2c/latest.json`: run at `9724686`" in text
+    assert figures.update([str(doc)]) == [] and figures.differences(str(doc)) == []
+
+
+def with_direct_rows(results, share):
+    """`results` with a direct row per peer (a copy of its per-element row, every time scaled
+    by 1 / (1 + share)): the committed files have none yet, and the tool refuses a scenario it
+    does not know, so the rows are added to what it read."""
+    scenario = results.role("perElementScenario")
+    added = []
+    for peer in figures.peers(results):
+        row = copy.deepcopy(results.row(scenario, peer, 1))
+        row["scenario"] = figures.DIRECT_SCENARIO
+        stat = row["summary"]["nsPerElement"]
+        for k in ("median", "ciLow", "ciHigh"):
+            stat[k] /= 1 + share
+        added.append(row)
+    results.rows = results.rows + added
+    return results
+
+
+class Fixed:
+    """Sources holding one Results, for rendering a block from a file the tool cannot read yet."""
+
+    def __init__(self, results):
+        self.results = results
+
+
+def test_peers_show_the_direct_split_only_when_the_files_have_direct_rows():
+    results = load([str(ROOT / LATEST)])
+    plain = figures.render_peers(Fixed(results))
+    assert "bridge" not in "\n".join(plain)
+    peers = figures.peers(results)
+    assert peers and figures.catalog(results, "defaultDesign") not in peers
+    split = figures.render_peers(Fixed(with_direct_rows(results, 0.25)))
+    assert figures.peers(results) == peers  # the direct rows name the same peers
+    head = next(line for line in split if line.startswith("| peer |"))
+    assert "direct, ns/element" in head and "bridge (peer − direct), ns" in head and "bridge / direct" in head
+    rows = [line for line in split if any(line.startswith(f"| `{p}` |") for p in peers)]
+    assert len(rows) == len(peers) and all(line.rstrip(" |").endswith("25%") for line in rows), rows
+    assert any("costs" in line and "(25% of its direct row)" in line for line in split)
+
+
+def test_a_ratio_is_claimed_only_where_the_rounds_decide_it():
+    results = load([str(ROOT / LATEST)])
+    peers = figures.peers(results)
+    pair = figures.ranking_pair(results, "sync-step", 1, "ns_per_element", "atomic", peers[0])
+    pair["separated"] = False  # the rounds no longer separate the first peer from atomic
+    said = " ".join(figures.peers_said(Fixed(results)))
+    claimed = said.split(":")[0]
+    assert f"`{peers[0]}`" not in claimed and f"not decided against `{peers[0]}`" in said
