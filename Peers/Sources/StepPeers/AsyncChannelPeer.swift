@@ -47,10 +47,11 @@ struct AsyncChannelPeer: SteppingStrategy {
     private static func feed<Upstream: Publisher>(
         _ channel: AsyncChannel<Handed<Upstream.Output>>, from upstream: Upstream, failure: Failure<Upstream.Failure>
     ) -> Task<Void, Never> {
-        let values = Handed(value: upstream.eraseToAnyPublisher().values)
+        let values = subscribedValues(upstream)
         return Task {
+            var inputs = values.value
             do {
-                for try await input in values.value { await channel.send(Handed(value: input)) }
+                while let input = try await inputs.next() { await channel.send(Handed(value: input)) }
             } catch {
                 failure.set(error as! Upstream.Failure)  // `.values` rethrows upstream's failure erased
             }

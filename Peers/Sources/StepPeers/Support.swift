@@ -2,15 +2,23 @@
 import Stepping
 import Synchronization
 
-/// A value that crosses into a task or a channel whose element must be `Sendable` (`.values`
-/// crosses as `upstream.eraseToAnyPublisher().values`: a task may not capture a generic
-/// publisher's metatype, and `AnyPublisher` erases the subscription only, not the inputs, which
-/// reach `.values`' subscriber directly). Sound here
+/// A value that crosses into a task or a channel whose element must be `Sendable`. Sound here
 /// because each value is handed over once and used by one side at a time (the stepper contract
 /// calls the stepper with one input at a time); a user with non-`Sendable` elements writes the
 /// same box.
 struct Handed<Value>: @unchecked Sendable {
     let value: Value
+}
+
+/// Upstream's inputs through OpenCombine's `.values`, subscribed now — as `step` returns, as a
+/// subscriber design is, so that what a subject sends after it is not lost — for one task to
+/// iterate (`var inputs = values.value; while let input = try await inputs.next() { … }`). The
+/// publisher crosses type-erased: a task may not capture a generic publisher's metatype, and
+/// `AnyPublisher` erases the subscription only: inputs reach `.values`' subscriber directly.
+func subscribedValues<Upstream: Publisher>(
+    _ upstream: Upstream
+) -> Handed<AsyncThrowingPublisher<AnyPublisher<Upstream.Output, Upstream.Failure>>.Iterator> {
+    Handed(value: upstream.eraseToAnyPublisher().values.makeAsyncIterator())
 }
 
 /// How far two builds' instruction counts of a peer may lie apart and still be the same code

@@ -21,11 +21,12 @@ struct ValuesPeer: SteppingStrategy {
         _ upstream: Upstream,
         stepper: @escaping @Sendable (StepEvent<Upstream.Output, Upstream.Failure>) -> Void
     ) -> AnyCancellable {
-        let values = Handed(value: upstream.eraseToAnyPublisher().values)
+        let values = subscribedValues(upstream)
         let bridge = OpenPromise()
         let task = Task {
+            var inputs = values.value
             do {
-                for try await input in values.value {
+                while let input = try await inputs.next() {
                     if await bridge.step(stepper, input) == .cancel { return }
                 }
                 if Task.isCancelled { return }
@@ -39,16 +40,17 @@ struct ValuesPeer: SteppingStrategy {
         return AnyCancellable { task.cancel() }
     }
 
-    /// The same loop with no stepper contract: `for try await input in upstream.values { each(input) }`.
+    /// The same loop with no stepper contract: `while let input = try await inputs.next() { each(input) }`.
     struct Direct: DirectConsumer {
         func consume<Upstream: Publisher>(
             _ upstream: Upstream, each: @escaping @Sendable (Upstream.Output) -> Void,
             end: @escaping @Sendable (Subscribers.Completion<Upstream.Failure>) -> Void
         ) -> AnyCancellable {
-            let values = Handed(value: upstream.eraseToAnyPublisher().values)
+            let values = subscribedValues(upstream)
             let task = Task {
+                var inputs = values.value
                 do {
-                    for try await input in values.value { each(input) }
+                    while let input = try await inputs.next() { each(input) }
                     end(.finished)
                 } catch {
                     end(.failure(error as! Upstream.Failure))
