@@ -108,8 +108,9 @@ public struct Catalog: Codable, Equatable, Sendable {
     public var gateRuns: [GateRun] = []
     /// The peers: designs that stand for a library Swift users already have, each with a direct
     /// row (``DirectRow``), measured by ``directScenario`` without the stepper contract, so that a
-    /// peer's cost splits into its library's and its bridge's.
-    public var peers: [String] = []
+    /// peer's cost splits into its library's and its bridge's. Absent (nil) in files written
+    /// before the tool named its peers.
+    public var peers: [String]? = nil
     /// The scenario of the peers' direct rows (direct-sync), compared to ``perElementScenario``.
     public var directScenario: String? = nil
 
@@ -213,7 +214,7 @@ extension Catalog {
             contendedScenarios: try c.decodeIfPresent([String].self, forKey: .contendedScenarios) ?? [],
             knownIssues: try c.decodeIfPresent([String: [String]].self, forKey: .knownIssues) ?? [:],
             gateRuns: try c.decodeIfPresent([GateRun].self, forKey: .gateRuns) ?? [],
-            peers: try c.decodeIfPresent([String].self, forKey: .peers) ?? [],
+            peers: try c.decodeIfPresent([String].self, forKey: .peers),
             directScenario: try c.decodeIfPresent(String.self, forKey: .directScenario))
     }
 }

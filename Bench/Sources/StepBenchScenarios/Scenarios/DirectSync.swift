@@ -49,7 +49,9 @@ public struct DirectRow: Sendable {
 }
 
 /// `direct-sync`: sync-step's upstream consumed by a peer's library directly (``DirectRow``):
-/// the work per input is sync-step's (the order check), with no promise and no stepper.
+/// the work per input is sync-step's (the order check), with no promise and no stepper. The
+/// upstream is held to sync-step's demand (one input outstanding, as every peer asks): a library
+/// that asked ahead would be faster for a reason its peer cannot share.
 enum DirectSync {
     static func run(design: SteppingDesign, elements n: Int) throws -> RepetitionResult {
         guard let row = DirectRow.of(design) else {
