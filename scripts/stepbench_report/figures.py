@@ -188,42 +188,17 @@ def catalog(results, key, default=None):
     return default
 
 
-#: The scenario whose rows are each peer's library used directly (no stepper contract), one row
-#: per peer named as the peer. The catalog names it when the tool has one (`directScenario`).
-DIRECT_SCENARIO = "direct-sync"
-
-
 def direct_scenario(results):
-    return catalog(results, "directScenario", DIRECT_SCENARIO)
+    """The scenario of the peers' direct rows (each peer's library with no stepper contract), as
+    the tool names it; None from a tool that has none."""
+    return catalog(results, "directScenario")
 
 
 def peers(results):
-    """The designs that stand for what Swift already ships (PEERS.md), in the catalog's order:
-    the catalog's `peers` when it has one (the marker these scripts want: the tool knows which
-    designs an outside package declared as peers); else the designs with a direct row (a peer's
-    library used directly, declared beside the peer); else derived from the rules the designs
-    declare broken (``_peers_by_known_issues``)."""
-    designs = results.designs()
-    listed = catalog(results, "peers")
-    if listed is not None:
-        return [d for d in designs if d in listed]
-    direct = {r["design"] for r in results.ok_rows(direct_scenario(results))}
-    if direct:
-        return [d for d in designs if d in direct]
-    return _peers_by_known_issues(results, designs)
-
-
-#: What every peer declares and no design of the library does: the stepper kept until the next
-#: input is asked for (R1) and upstream's completion seen only then (C1) -- a loop on a task, or a
-#: Combine chain that forwards the completion after the open `Future`.
-PEER_RULES = {"R1", "C1"}
-
-
-def _peers_by_known_issues(results, designs):
-    """Derived from what the tool publishes today (no design is marked a peer): the designs
-    that declare PEER_RULES broken."""
-    issues = catalog(results, "knownIssues", {}) or {}
-    return [d for d in designs if PEER_RULES <= set(issues.get(d, ()))]
+    """The designs that stand for what Swift already ships (PEERS.md), in the results' order: the
+    catalog's `peers` (the designs registered with a direct row); none from a tool that names none."""
+    listed = catalog(results, "peers") or []
+    return [d for d in results.designs() if d in listed]
 
 
 def ranking_pair(results, scenario, threads, metric, a, b):
@@ -414,7 +389,7 @@ class PeerRows:
         self.default = catalog(results, "defaultDesign")
         self.peers = peers(results)
         self.direct = direct_scenario(results)
-        self.has_direct = any(results.row(self.direct, p, 1) for p in self.peers)
+        self.has_direct = self.direct is not None and any(results.row(self.direct, p, 1) for p in self.peers)
 
     def ns(self, design, scenario=None):
         return median(self.r, scenario or self.scenario, design, 1, "nsPerElement")

@@ -104,13 +104,13 @@ def test_update_writes_the_block_and_then_nothing(tmp_path):
 
 def with_direct_rows(results, share):
     """`results` with a direct row per peer (a copy of its per-element row, every time scaled
-    by 1 / (1 + share)): the committed files have none yet, and the tool refuses a scenario it
-    does not know, so the rows are added to what it read."""
+    by 1 / (1 + share)), in the scenario the tool names for them: the committed files have none
+    yet, so the rows are added to what the tool read."""
     scenario = results.role("perElementScenario")
     added = []
     for peer in figures.peers(results):
         row = copy.deepcopy(results.row(scenario, peer, 1))
-        row["scenario"] = figures.DIRECT_SCENARIO
+        row["scenario"] = figures.direct_scenario(results)
         stat = row["summary"]["nsPerElement"]
         for k in ("median", "ciLow", "ciHigh"):
             stat[k] /= 1 + share
