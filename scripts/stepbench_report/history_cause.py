@@ -11,13 +11,23 @@ from __future__ import annotations
 
 import subprocess
 
-# Paths (from the repository's root) of the harness: what measures, not what is measured. The
-# bench moved under Bench/ at 32b839b; before, its targets sat beside the library's. scripts/bench
-# and scripts/lib build and drive the measured binary. Tests (any folder named Tests) and the
-# gate's thresholds measure nothing.
-HARNESS = ("Bench/", "Sources/StepBenchKit/", "Sources/StepBenchCLI/", "Sources/StepBenchScenarios/",
-           "Sources/stepbench/", "Sources/CCallgrind/", "Benchmarks/", "scripts/bench", "scripts/lib/")
-NOT_MEASURED = ("Bench/Thresholds/",)
+# Paths (from the repository's root) of the harness: what runs in a measuring child and decides
+# what a number is, not what is measured — the scenarios, their upstreams, meter and measured
+# window (StepBenchScenarios), the runner and its passes, the allocation counter, the profiler and
+# path counting, the C edges (callgrind window, jemalloc's settings, the child guard), the bench's
+# pinned dependencies and the build scripts. The bench moved under Bench/ at 32b839b; before, its
+# targets sat beside the library's. What only reads results (compare, rank, history, exports, the
+# report), tests and the gate's thresholds change no measurement.
+_KIT = ("BenchmarkRunner.swift", "RunConfiguration.swift", "RunPasses.swift", "Passes/", "Measure/AllocationCounter.swift",
+        "Paths/", "Profiler.swift")
+HARNESS = (("Bench/Sources/StepBenchScenarios/", "Bench/Sources/CCallgrind/", "Bench/Sources/CJemallocConfig/",
+            "Bench/Sources/CProcessGuard/", "Bench/Sources/stepbench/", "Bench/Package.swift",
+            "Sources/StepBenchScenarios/", "Sources/CCallgrind/", "Sources/stepbench/",
+            "scripts/bench", "scripts/lib/build-release")
+           + tuple(f"{root}StepBenchKit/{k}" for root in ("Bench/Sources/", "Sources/") for k in _KIT))
+# Before 32b839b the bench's other targets sat under Sources/ too: not the library.
+NOT_MEASURED = ("Bench/Thresholds/", "Sources/StepBenchKit/", "Sources/StepBenchCLI/", "Sources/SteppingConformance",
+                "Sources/CJemalloc")
 # The code measured: the library, the peers, and the package that builds them.
 CODE = ("Sources/", "Peers/", "Package.swift", "Package.resolved")
 
@@ -37,10 +47,12 @@ def _under(path, prefixes):
 
 def kind_of(path):
     """"harness", "code" or None (documentation, results, scripts that only read, tests)."""
-    if "/Tests/" in f"/{path}" or _under(path, NOT_MEASURED):
+    if "/Tests/" in f"/{path}":
         return None
     if _under(path, HARNESS):
         return "harness"
+    if _under(path, NOT_MEASURED):
+        return None
     return "code" if _under(path, CODE) else None
 
 

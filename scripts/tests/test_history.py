@@ -525,7 +525,7 @@ def test_a_step_where_only_the_code_changed_is_a_regression_and_the_harness_is_r
     repo.mkdir()
     git(repo, "init", "-q")
     touched = [["README.md"], ["Sources/Stepping/A.swift"], ["Sources/Stepping/A.swift"], ["docs/X.md"],
-               ["Bench/Sources/StepBenchKit/K.swift"], ["Bench/Sources/StepBenchKit/K.swift", "Peers/Sources/P.swift"],
+               ["Bench/Sources/StepBenchScenarios/K.swift"], ["Bench/Sources/StepBenchScenarios/K.swift", "Peers/Sources/P.swift"],
                ["README.md"]]
     commits = []
     for i, paths in enumerate(touched):
