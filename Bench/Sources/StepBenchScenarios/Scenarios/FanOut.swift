@@ -13,21 +13,22 @@ import Synchronization
 enum FanOut {
     static func run(design: SteppingDesign, threads: Int, elements n: Int) throws -> RepetitionResult {
         try pipelines("fan-out \(design)", threads: threads, n: n) { upstream, check in
-            let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
+            // Through `step`, as sync-step: a design that subscribes itself meets the upstream.
+            design.step(upstream) { event in
                 switch event {
                 case .input(let value, let promise): check.see(value); promise(.more)
                 case .completion: check.finish()
                 }
             }
-            upstream.subscribe(subscriber)
         }
     }
 
-    /// `threads` pipelines, each `subscribe(upstream, check)` on its own thread; they start
-    /// together (parked until the window opens) and each verifies its own outcome.
+    /// `threads` pipelines, each `subscribe(upstream, check)` on its own thread (what it returns
+    /// is kept until the pipeline verified); they start together (parked until the window opens)
+    /// and each verifies its own outcome.
     static func pipelines(
         _ name: String, threads: Int, n: Int,
-        subscribe: @escaping @Sendable (CountingUpstream, OrderCheck) -> Void
+        subscribe: @escaping @Sendable (CountingUpstream, OrderCheck) -> AnyCancellable?
     ) throws -> RepetitionResult {
         let go = DispatchSemaphore(value: 0)
         let ready = Latch(count: threads)
@@ -42,7 +43,8 @@ enum FanOut {
                 ready.countDown()  // set up, outside the window
                 go.wait()
                 let started = monotonicNanoseconds()
-                subscribe(upstream, check)
+                let subscription = subscribe(upstream, check)
+                defer { withExtendedLifetime(subscription) {} }
                 do {
                     let ended = try check.waitFinished(what: "\(name) pipeline \(t)")
                     elapsed.withLock { $0[t] = ended &- started }
@@ -75,6 +77,7 @@ enum FloorFanOut {
     static func run(threads: Int, elements n: Int) throws -> RepetitionResult {
         try FanOut.pipelines("floor-fan-out", threads: threads, n: n) { upstream, check in
             upstream.subscribe(FloorSync.MaxOneSink(check: check))
+            return nil
         }
     }
 }

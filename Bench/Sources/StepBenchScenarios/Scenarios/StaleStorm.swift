@@ -55,7 +55,7 @@ enum StaleStorm {
     static func run(design: SteppingDesign, threads: Int, elements n: Int) throws -> RepetitionResult {
         let log = TokenLog<StepPromise>(capacity: n)
         let check = OrderCheck()
-        let subscriber: any SteppingSubscriber<Int, Never> = design.makeSubscriber { event in
+        let stepper: @Sendable (StepEvent<Int, Never>) -> Void = { event in
             switch event {
             case .input(let value, let promise):
                 check.see(value)
@@ -66,7 +66,7 @@ enum StaleStorm {
         }
         return try storm(
             "stale-storm \(design)", threads: threads, n: n, check: check, log: log,
-            subscribe: { $0.subscribe(subscriber) },
+            subscribe: { design.step($0, with: stepper) },  // as users call it, as sync-step
             hammer: { stale, latest, r in
                 guard let stale, let latest else { return 0 }
                 stale(r & 1 == 0 ? .more : .cancel)
@@ -83,7 +83,7 @@ enum StaleStorm {
     /// fewer of them, and so less interference, which this count shows).
     static func storm<Token>(
         _ name: String, threads: Int, n: Int, check: OrderCheck, log: TokenLog<Token>,
-        subscribe: (CountingUpstream) -> Void, hammer: @escaping @Sendable (Token?, Token?, UInt64) -> UInt64
+        subscribe: (CountingUpstream) -> AnyCancellable?, hammer: @escaping @Sendable (Token?, Token?, UInt64) -> UInt64
     ) throws -> RepetitionResult {
         let upstream = CountingUpstream(count: n)
         let stop = Atomic<Bool>(false)
@@ -106,7 +106,8 @@ enum StaleStorm {
         defer { stop.store(true, ordering: .releasing) }
         var meter = Meter()
         try meter.start()
-        subscribe(upstream)
+        let subscription = subscribe(upstream)
+        defer { withExtendedLifetime(subscription) {} }
         let ended = try check.waitFinished(what: name)
         try meter.stop(endedAt: ended)
         stop.store(true, ordering: .releasing)
@@ -152,7 +153,10 @@ enum FloorStaleStorm {
         let receiver = Receiver(log: log)
         return try StaleStorm.storm(
             "floor-stale-storm", threads: threads, n: n, check: receiver.check, log: log,
-            subscribe: { $0.subscribe(receiver) },
+            subscribe: {
+                $0.subscribe(receiver)
+                return nil
+            },
             hammer: { stale, latest, r in
                 guard let stale, let latest else { return 0 }
                 stale.touch()
