@@ -1,0 +1,55 @@
+import StepBenchScenarios
+
+extension ResultsFile {
+    /// A peer's cost split in two: its library's (its direct row, `direct-sync`: the library on
+    /// sync-step's upstream with no stepper contract) and its bridge's (the peer's sync-step row
+    /// minus the direct row: what meeting the stepper contract costs it). Per element, from the
+    /// rows' median ns and, where both were profiled, their exact instructions.
+    public struct BridgeSplit: Codable, Equatable, Sendable {
+        public var design: String
+        /// The peer's sync-step median ns per element, its direct row's, and their difference.
+        public var nsPerElement: Double
+        public var directNsPerElement: Double
+        public var bridgeNsPerElement: Double
+        /// The bridge over the direct row (0.25: the bridge costs a quarter of the library's time).
+        public var bridgeShare: Double
+        /// The same from the profiles (instructions per element, exact), when both were profiled.
+        public var instructionsPerElement: Double?
+        public var directInstructionsPerElement: Double?
+        public var bridgeInstructionsPerElement: Double?
+        public var bridgeInstructionShare: Double?
+
+        /// The splits of every design with an ok direct row and an ok sync-step row in `file`, in
+        /// the order of the direct rows.
+        static func splits(_ file: ResultsFile) -> [BridgeSplit] {
+            let scenario = ScenarioKind.directSync
+            let profiles = file.profiles ?? []
+            func profiled(_ s: ScenarioKind, _ design: Subject) -> Double? {
+                profiles.first { $0.scenario == s && $0.design == design }?.instructionsPerElement
+            }
+            return file.rows.compactMap { direct in
+                guard direct.scenario == scenario, direct.status == .ok, let library = direct.summary,
+                    let peer = file.row(RowKey(scenario: .syncStep, design: direct.design, threads: direct.threads)),
+                    peer.status == .ok, let whole = peer.summary
+                else { return nil }
+                let ns = whole.nsPerElement.median
+                let directNs = library.nsPerElement.median
+                var split = BridgeSplit(
+                    design: direct.design.name, nsPerElement: ns, directNsPerElement: directNs,
+                    bridgeNsPerElement: ns - directNs, bridgeShare: (ns - directNs) / directNs)
+                if let instructions = profiled(.syncStep, direct.design),
+                    let directInstructions = profiled(scenario, direct.design)
+                {
+                    split.instructionsPerElement = instructions
+                    split.directInstructionsPerElement = directInstructions
+                    split.bridgeInstructionsPerElement = instructions - directInstructions
+                    split.bridgeInstructionShare = (instructions - directInstructions) / directInstructions
+                }
+                return split
+            }
+        }
+    }
+
+    /// Each peer's split into its library and its bridge (``BridgeSplit``).
+    public var bridgeSplits: [BridgeSplit] { BridgeSplit.splits(self) }
+}
