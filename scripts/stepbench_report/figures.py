@@ -389,7 +389,8 @@ class PeerRows:
         self.default = catalog(results, "defaultDesign")
         self.peers = peers(results)
         self.direct = direct_scenario(results)
-        self.has_direct = self.direct is not None and any(results.row(self.direct, p, 1) for p in self.peers)
+        self.bridges = {b["design"]: b for b in results.bridges}  # the tool's split
+        self.has_direct = any(p in self.bridges for p in self.peers)
 
     def ns(self, design, scenario=None):
         return median(self.r, scenario or self.scenario, design, 1, "nsPerElement")
@@ -402,11 +403,8 @@ class PeerRows:
         return ranking_pair(self.r, self.scenario, 1, "ns_per_element", self.default, peer)
 
     def bridge(self, peer):
-        """peer − direct (ns/element) and its share of direct, or (None, None)."""
-        value, direct = self.ns(peer), self.ns(peer, self.direct)
-        if value is None or not direct:
-            return None, None
-        return value - direct, (value - direct) / direct
+        """The tool's split of `peer` (``BridgeSplit``: its direct row and its bridge), or {}."""
+        return self.bridges.get(peer, {})
 
 
 def render_peers(sources):
@@ -416,14 +414,16 @@ def render_peers(sources):
     head = f"| peer | {p.scenario} ×1, ns/element | × `{p.default}` | round by round |"
     rule = "|---|---:|---:|---|"
     if p.has_direct:
-        head += " direct, ns/element | bridge (peer − direct), ns | bridge / direct |"
-        rule += "---:|---:|---:|"
+        head += " direct, ns/element | bridge (peer − direct), ns | bridge / direct | the same in instructions |"
+        rule += "---:|---:|---:|---:|"
     legend = (f"Medians of the run's repetitions; × `{p.default}`: the peer's median over `{p.default}`'s; round by "
               "round: `stepbench rank`'s 95% interval of their ratio, a verdict only where it clears 1.")
     if p.has_direct:
         legend += (f" Direct: the peer's library consuming the same upstream with no stepper contract "
-                   f"({p.direct}); the bridge is what the stepper contract adds.")
-    out = [legend, "", head, rule, f"| `{p.default}` (the default) | {fmt(p.ns(p.default))} | 1 | |" + (" | | |" if p.has_direct else "")]
+                   f"({p.direct}); the bridge is what the stepper contract adds (in instructions: exact, from the "
+                   "profile).")
+    out = [legend, "", head, rule,
+           f"| `{p.default}` (the default) | {fmt(p.ns(p.default))} | 1 | |" + (" | | | |" if p.has_direct else "")]
     for peer in p.peers:
         winner = decided_faster(p.pair(peer))
         verdict = f"`{winner}` faster, {interval(p.pair(peer))}" if winner else f"tie, {interval(p.pair(peer))}"
@@ -431,9 +431,10 @@ def render_peers(sources):
         line = f"| `{peer}` | {p.ns(peer) and fmt(p.ns(peer)) or status(p.r, p.scenario, peer, 1) or '–'} | " \
                f"{f'{ratio:.1f}×' if ratio else '–'} | {verdict} |"
         if p.has_direct:
-            bridge, share = p.bridge(peer)
-            line += (f" {fmt(p.ns(peer, p.direct))} | {fmt(bridge)} | {share:.0%} |" if bridge is not None
-                     else " – | – | – |")
+            b = p.bridge(peer)
+            instructions = b.get("bridgeInstructionShare")
+            line += (f" {fmt(b['directNsPerElement'])} | {fmt(b['bridgeNsPerElement'])} | {b['bridgeShare']:.0%} | "
+                     f"{'–' if instructions is None else f'{instructions:.0%}'} |" if b else " – | – | – | – |")
         out.append(line)
     return out + [""] + peers_said(sources)
 
@@ -453,11 +454,11 @@ def peers_said(sources):
                      + (f"; not decided against " + ", ".join(f"`{x}`" for x in others) if others else "") + ".")
     elif p.peers:
         lines.append(f"In {p.scenario} ×1 the rounds separate `{p.default}` from no peer.")
-    shares = [(peer, *p.bridge(peer)) for peer in p.peers]
-    shares = [(peer, b, s) for peer, b, s in shares if b is not None]
+    shares = [(peer, p.bridge(peer)) for peer in p.peers if p.bridge(peer)]
     if shares:
         lines.append("The bridge to the stepper contract costs " + ", ".join(
-            f"`{peer}` {fmt(b)} ns ({s:.0%} of its direct row)" for peer, b, s in shares) + ".")
+            f"`{peer}` {fmt(b['bridgeNsPerElement'])} ns ({b['bridgeShare']:.0%} of its direct row)"
+            for peer, b in shares) + ".")
     return _paragraphs(lines)
 
 

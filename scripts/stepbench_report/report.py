@@ -377,6 +377,7 @@ def build(args, results, folder):
         md += ["Instructions per element: not in these results (pass a `stepbench profile` file too).", ""]
     md += path_section(results, folder)
     md += split_section(results, folder)
+    md += bridge_section(results)
     md += ["## Repetitions and the scheduler", "",
            "One point per repetition (ns/element, log scale); hollow: preempted or migrated "
            f"({_method(folder, 'How it measures', 'the scheduler, per repetition')}).", ""]
@@ -484,6 +485,32 @@ def path_section(results, folder) -> list[str]:
             cells.append(f"{p['instructionsPerEvent']:,.0f} / {p['synchronisingPerEvent']:.1f} / "
                          f"{p['allocationsPerEvent']:.2f}{star}")
         md.append(f"| {path} | " + " | ".join(cells) + " |")
+    return md + [""]
+
+
+def bridge_section(results) -> list[str]:
+    """Each peer's cost split into its library (its direct row: the same library on the same
+    upstream with no stepper contract) and its bridge to the stepper contract (the peer minus
+    its direct row), as the tool computes it (`stepbench read`'s bridges)."""
+    if not results.bridges:
+        return []
+
+    def num(v, digits=0):
+        return "–" if v is None else f"{v:,.{digits}f}"
+
+    def share(v):
+        return "–" if v is None else f"{v:.0%}"
+    md = ["## The peers: their library and their bridge", "",
+          f"Per element, {results.role('perElementScenario')} ×1 against {results.role('directScenario')} (the peer's "
+          "library on the same upstream with no stepper contract): median ns, and instructions (exact, from the profile); "
+          "the bridge is the difference, what keeping the stepper contract adds to the library.", "",
+          "| peer | peer, ns | direct, ns | bridge, ns | bridge / direct | peer, instructions | direct, instructions "
+          "| bridge / direct, instructions |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for b in results.bridges:
+        md.append(f"| `{b['design']}` | {num(b['nsPerElement'])} | {num(b['directNsPerElement'])} | "
+                  f"{num(b['bridgeNsPerElement'])} | {share(b['bridgeShare'])} | {num(b.get('instructionsPerElement'))} | "
+                  f"{num(b.get('directInstructionsPerElement'))} | {share(b.get('bridgeInstructionShare'))} |")
     return md + [""]
 
 

@@ -46,6 +46,9 @@ class Results:
     #: each file's own machine fingerprint (its commit and dirty flag), in the order of `paths`:
     #: `machine` is the first file's with rows, and a combined report draws from every file
     machines: list = field(default_factory=list)
+    #: each peer's split into its library (its direct row) and its bridge to the stepper contract,
+    #: as the tool computes it (`stepbench read`'s `bridges`)
+    bridges: list = field(default_factory=list)
 
 
     def ok_rows(self, scenario=None):
@@ -126,7 +129,7 @@ def load(paths):
                    created_at=data.get("createdAt", "?"), rows=data["rows"], profiles=data.get("profiles") or [],
                    harness_warnings=list(data.get("harnessWarnings") or []), catalog=document["catalog"],
                    tool_catalog=tool_catalog, machine_id=document["machineID"], path_rows=data.get("paths") or [],
-                   cost_splits=data.get("costSplits") or [], machines=machines,
+                   cost_splits=data.get("costSplits") or [], machines=machines, bridges=document.get("bridges") or [],
                    rankings={(r["scenario"], r["threads"], r["metric"]): r for r in document["rankings"]})
 
 

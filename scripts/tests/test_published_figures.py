@@ -2,6 +2,7 @@
 a generated block (scripts/figures) that agrees with the committed files it names, or in a table
 marked as measured at a named commit."""
 import copy
+import json
 import pathlib
 import subprocess
 
@@ -102,42 +103,48 @@ def test_update_writes_the_block_and_then_nothing(tmp_path):
     assert figures.update([str(doc)]) == [] and figures.differences(str(doc)) == []
 
 
-def with_direct_rows(results, share):
-    """`results` with a direct row per peer (a copy of its per-element row, every time scaled
-    by 1 / (1 + share)), in the scenario the tool names for them: the committed files have none
-    yet, so the rows are added to what the tool read."""
-    scenario = results.role("perElementScenario")
-    added = []
-    for peer in figures.peers(results):
-        row = copy.deepcopy(results.row(scenario, peer, 1))
-        row["scenario"] = figures.direct_scenario(results)
-        stat = row["summary"]["nsPerElement"]
+def with_direct_rows(tmp_path, share):
+    """The committed run with a direct row per peer, written as a file the tool reads: a copy of
+    the peer's per-element row in the tool's direct scenario, every time scaled by 1 / (1 + share),
+    so that the tool's split (`stepbench read`'s bridges) gives each bridge `share` of its direct row."""
+    plain = load([str(ROOT / LATEST)])
+    data = json.loads((ROOT / LATEST).read_text())
+    scenario = plain.role("perElementScenario")
+    for peer in figures.peers(plain):
+        row = copy.deepcopy(next(r for r in data["rows"] if r["scenario"] == scenario and r["design"] == peer
+                                 and r["threads"] == 1))
+        row["scenario"] = figures.direct_scenario(plain)
         for k in ("median", "ciLow", "ciHigh"):
-            stat[k] /= 1 + share
-        added.append(row)
-    results.rows = results.rows + added
-    return results
+            row["summary"]["nsPerElement"][k] /= 1 + share
+        for rep in row["repetitions"]:
+            rep["elapsedNanoseconds"] = int(rep["elapsedNanoseconds"] / (1 + share))
+        data["rows"].append(row)
+    path = tmp_path / "with-direct.json"
+    path.write_text(json.dumps(data))
+    return load([str(path)])
 
 
 class Fixed:
-    """Sources holding one Results, for rendering a block from a file the tool cannot read yet."""
+    """Sources holding one Results, for rendering a block from files already read."""
 
     def __init__(self, results):
         self.results = results
 
 
-def test_peers_show_the_direct_split_only_when_the_files_have_direct_rows():
+def test_peers_show_the_tools_bridge_split_only_when_the_files_have_direct_rows(tmp_path):
     results = load([str(ROOT / LATEST)])
     plain = figures.render_peers(Fixed(results))
     assert "bridge" not in "\n".join(plain)
     peers = figures.peers(results)
     assert peers and figures.catalog(results, "defaultDesign") not in peers
-    split = figures.render_peers(Fixed(with_direct_rows(results, 0.25)))
-    assert figures.peers(results) == peers  # the direct rows name the same peers
+    direct = with_direct_rows(tmp_path, 0.25)
+    assert sorted(b["design"] for b in direct.bridges) == sorted(peers)  # the tool's split, one per peer
+    split = figures.render_peers(Fixed(direct))
     head = next(line for line in split if line.startswith("| peer |"))
     assert "direct, ns/element" in head and "bridge (peer − direct), ns" in head and "bridge / direct" in head
-    rows = [line for line in split if any(line.startswith(f"| `{p}` |") for p in peers)]
-    assert len(rows) == len(peers) and all(line.rstrip(" |").endswith("25%") for line in rows), rows
+    rows = [line.split("|") for line in split if any(line.startswith(f"| `{p}` |") for p in peers)]
+    share = head.split("|").index(" bridge / direct ")
+    assert len(rows) == len(peers) and all(r[share].strip() == "25%" for r in rows), rows
     assert any("costs" in line and "(25% of its direct row)" in line for line in split)
 
 

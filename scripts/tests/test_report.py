@@ -1,9 +1,11 @@
 """scripts/report on a committed fixture: a real quick run (results/amd-epyc-2c), trimmed to two
 repetitions per row (the summaries are those of the full five)."""
+import copy
 import json
 import os
 import pathlib
 import re
+import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -244,6 +246,31 @@ def test_cost_splits_are_tabled_as_the_tool_wrote_them(tmp_path):
     assert "## What the API costs and what synchronisation costs" in text
     assert "| sync-step | `atomic` | 1,100 | 500 | 900 | 400 | 200 | – |" in text
     assert "| stale-promise | `actor` | 86 | – | 40 | – | 46* | 2.0 |" in text
+
+
+def test_a_peers_bridge_is_tabled_as_the_tool_splits_it(tmp_path):
+    """A design with a direct row (the tool's direct scenario) gets its library and bridge
+    tabled from `stepbench read`'s split: here a direct row at half the per-element row's time,
+    so the bridge is 100% of it. Without direct rows there is no such section."""
+    data = json.load(open(FIXTURE))
+    catalog = json.loads(subprocess.run([tool.binary(), "list", "--format", "json"], capture_output=True,
+                                        text=True, check=True).stdout)
+    row = copy.deepcopy(next(r for r in data["rows"] if r["scenario"] == catalog["perElementScenario"]
+                             and r["design"] == "atomic" and r["threads"] == 1))
+    row["scenario"] = catalog["directScenario"]
+    for k in ("median", "ciLow", "ciHigh"):
+        row["summary"]["nsPerElement"][k] /= 2
+    data["rows"].append(row)
+    path = tmp_path / "with-direct.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "report"
+    assert report.main([str(path), "--out", str(out)]) == 0
+    text = (out / "REPORT.md").read_text()
+    assert "## The peers: their library and their bridge" in text
+    line = next(x for x in text.splitlines() if x.startswith("| `atomic` |") and "100%" in x)
+    assert line.split("|")[5].strip() == "100%", line
+    assert report.main([FIXTURE, "--out", str(tmp_path / "plain")]) == 0
+    assert "their library and their bridge" not in (tmp_path / "plain" / "REPORT.md").read_text()
 
 
 def test_the_conformance_table_beside_the_results_and_excluded_rows_are_reported(tmp_path):
