@@ -139,12 +139,18 @@ extension OpenPromise {
     /// the next promise, and returns its answer — at once when it was fulfilled during the call
     /// (every input of a synchronous stepper: no suspension, as the loop a user writes around
     /// synchronous work, `for await x in p.values { work(x) }`, has none), else once it is.
+    @inline(__always)
     func step<Input, Failure: Error>(
         _ stepper: @Sendable (StepEvent<Input, Failure>) -> Void, _ input: Input
     ) async -> StepRequest {
         stepper(.input(input, next()))
         if let answer { return answer }
-        return await withCheckedContinuation { waiter in
+        return await waitForAnswer()
+    }
+
+    /// Suspends until the latest promise is answered (it was still open as the stepper returned).
+    private func waitForAnswer() async -> StepRequest {
+        await withCheckedContinuation { waiter in
             if let answer = answer(orWait: waiter) { waiter.resume(returning: answer) }
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import StepBenchScenarios
 
 extension ResultsFile {
@@ -13,6 +14,14 @@ extension ResultsFile {
         public var bridgeNsPerElement: Double
         /// The bridge over the direct row (0.25: the bridge costs a quarter of the library's time).
         public var bridgeShare: Double
+        /// The same share round by round, with its 95% interval: the run measures a peer and its
+        /// direct row in the same rounds, so the log of their ratio per round cancels the drift
+        /// between rounds (as ``Ranking`` pairs designs); the share is the geometric mean ratio − 1.
+        /// Nil with fewer than ``Ranking/minimumRounds`` rounds in common. An interval that holds 0
+        /// does not separate the peer from its library.
+        public var roundShare: Double?
+        public var roundShareLow: Double?
+        public var roundShareHigh: Double?
         /// The same from the profiles (instructions per element, exact), when both were profiled.
         public var instructionsPerElement: Double?
         public var directInstructionsPerElement: Double?
@@ -37,6 +46,12 @@ extension ResultsFile {
                 var split = BridgeSplit(
                     design: direct.design.name, nsPerElement: ns, directNsPerElement: directNs,
                     bridgeNsPerElement: ns - directNs, bridgeShare: (ns - directNs) / directNs)
+                let logs = zip(peer.repetitions, direct.repetitions).map { log($0.nsPerElement / $1.nsPerElement) }
+                if logs.count >= Ranking.minimumRounds {
+                    let interval = Statistics.studentTInterval(ofLogs: logs, tail: (1 - Ranking.level) / 2)
+                    (split.roundShare, split.roundShareLow, split.roundShareHigh) =
+                        (interval.center - 1, interval.low - 1, interval.high - 1)
+                }
                 if let instructions = profiled(.syncStep, direct.design),
                     let directInstructions = profiled(scenario, direct.design)
                 {
