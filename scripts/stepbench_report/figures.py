@@ -414,16 +414,18 @@ def render_peers(sources):
     head = f"| peer | {p.scenario} ×1, ns/element | × `{p.default}` | round by round |"
     rule = "|---|---:|---:|---|"
     if p.has_direct:
-        head += " direct, ns/element | bridge (peer − direct), ns | bridge / direct | the same in instructions |"
-        rule += "---:|---:|---:|---:|"
+        head += (" direct, ns/element | bridge (peer − direct), ns | bridge / direct | round by round |"
+                 " the same in instructions |")
+        rule += "---:|---:|---:|---:|---:|"
     legend = (f"Medians of the run's repetitions; × `{p.default}`: the peer's median over `{p.default}`'s; round by "
               "round: `stepbench rank`'s 95% interval of their ratio, a verdict only where it clears 1.")
     if p.has_direct:
         legend += (f" Direct: the peer's library consuming the same upstream with no stepper contract "
-                   f"({p.direct}); the bridge is what the stepper contract adds (in instructions: exact, from the "
-                   "profile).")
+                   f"({p.direct}); the bridge is what the stepper contract adds: by medians, round by round with its "
+                   "95% interval (one that holds 0 does not separate the peer from its library), and in exact "
+                   "instructions (the profile).")
     out = [legend, "", head, rule,
-           f"| `{p.default}` (the default) | {fmt(p.ns(p.default))} | 1 | |" + (" | | | |" if p.has_direct else "")]
+           f"| `{p.default}` (the default) | {fmt(p.ns(p.default))} | 1 | |" + (" | | | | |" if p.has_direct else "")]
     for peer in p.peers:
         winner = decided_faster(p.pair(peer))
         verdict = f"`{winner}` faster, {interval(p.pair(peer))}" if winner else f"tie, {interval(p.pair(peer))}"
@@ -433,8 +435,11 @@ def render_peers(sources):
         if p.has_direct:
             b = p.bridge(peer)
             instructions = b.get("bridgeInstructionShare")
+            rounds = ("–" if b.get("roundShare") is None else
+                      f"{b['roundShare']:.0%} [{b['roundShareLow']:.0%}, {b['roundShareHigh']:.0%}]")
             line += (f" {fmt(b['directNsPerElement'])} | {fmt(b['bridgeNsPerElement'])} | {b['bridgeShare']:.0%} | "
-                     f"{'–' if instructions is None else f'{instructions:.0%}'} |" if b else " – | – | – | – |")
+                     f"{rounds} | {'–' if instructions is None else f'{instructions:.0%}'} |" if b else
+                     " – | – | – | – | – |")
         out.append(line)
     return out + [""] + peers_said(sources)
 
@@ -457,7 +462,9 @@ def peers_said(sources):
     shares = [(peer, p.bridge(peer)) for peer in p.peers if p.bridge(peer)]
     if shares:
         lines.append("The bridge to the stepper contract costs " + ", ".join(
-            f"`{peer}` {fmt(b['bridgeNsPerElement'])} ns ({b['bridgeShare']:.0%} of its direct row)"
+            f"`{peer}` {fmt(b['bridgeNsPerElement'])} ns ({b['bridgeShare']:.0%} of its direct row"
+            + (f", {b['bridgeInstructionShare']:.0%} in instructions" if b.get("bridgeInstructionShare") is not None
+               else "") + ")"
             for peer, b in shares) + ".")
     return _paragraphs(lines)
 

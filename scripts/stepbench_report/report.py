@@ -502,15 +502,20 @@ def bridge_section(results) -> list[str]:
         return "–" if v is None else f"{v:.0%}"
     md = ["## The peers: their library and their bridge", "",
           f"Per element, {results.role('perElementScenario')} ×1 against {results.role('directScenario')} (the peer's "
-          "library on the same upstream with no stepper contract): median ns, and instructions (exact, from the profile); "
-          "the bridge is the difference, what keeping the stepper contract adds to the library.", "",
-          "| peer | peer, ns | direct, ns | bridge, ns | bridge / direct | peer, instructions | direct, instructions "
-          "| bridge / direct, instructions |",
-          "|---|---:|---:|---:|---:|---:|---:|---:|"]
+          "library on the same upstream with no stepper contract): median ns; the bridge (the difference: what keeping "
+          "the stepper contract adds to the library) over the direct row by medians and round by round, with its 95% "
+          "interval (an interval that holds 0 does not separate the peer from its library); instructions: exact, from "
+          "the profile.", "",
+          "| peer | peer, ns | direct, ns | bridge, ns | bridge / direct | round by round | peer, instructions "
+          "| direct, instructions | bridge / direct, instructions |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for b in results.bridges:
+        rounds = ("–" if b.get("roundShare") is None else
+                  f"{b['roundShare']:.0%} [{b['roundShareLow']:.0%}, {b['roundShareHigh']:.0%}]")
         md.append(f"| `{b['design']}` | {num(b['nsPerElement'])} | {num(b['directNsPerElement'])} | "
-                  f"{num(b['bridgeNsPerElement'])} | {share(b['bridgeShare'])} | {num(b.get('instructionsPerElement'))} | "
-                  f"{num(b.get('directInstructionsPerElement'))} | {share(b.get('bridgeInstructionShare'))} |")
+                  f"{num(b['bridgeNsPerElement'])} | {share(b['bridgeShare'])} | {rounds} | "
+                  f"{num(b.get('instructionsPerElement'))} | {num(b.get('directInstructionsPerElement'))} | "
+                  f"{share(b.get('bridgeInstructionShare'))} |")
     return md + [""]
 
 
