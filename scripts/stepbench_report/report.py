@@ -9,7 +9,7 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import charts, history, tool
 from .results import ResultsError, load
@@ -36,6 +36,8 @@ class Contest:
     decided: bool
     ties: list
     ahead: list
+    #: Why else `first` cannot be named: a time below its own floor that nothing explains.
+    doubts: list = field(default_factory=list)
 
     def why_undecided(self):
         """Why no winner, in words, with each pair's interval (see INTERVALS)."""
@@ -46,7 +48,16 @@ class Contest:
         if self.ahead:
             parts.append(f"round by round {', '.join(self.ahead)} {'is' if len(self.ahead) == 1 else 'are'} faster "
                          f"(the medians and the rounds disagree)")
-        return "; ".join(parts)
+        return "; ".join(parts + self.doubts)
+
+    def doubt_below_floor(self, results, key):
+        """The cause of `first`'s time below its own floor (None when it is not below), and a
+        doubt that leaves it unnamed when nothing explains it: no design can beat doing nothing."""
+        cause = below_floor(results, self.first, key)
+        if cause and cause.endswith("not decided"):
+            self.decided = False
+            self.doubts.append("its time lies below its own floor's and nothing measured explains it")
+        return cause
 
 
 # What a pair's numbers are, said once under the verdict.
@@ -137,10 +148,10 @@ def _headline(question, c, stats):
     return f"**{question}: no decided winner** — by median {name}, {stats}; {c.why_undecided()}."
 
 
-def _floor_note(results, row, key, plain):
+def _floor_note(results, c, key, plain):
     """`plain` (the row's ratio to its floor, said as the verdict says it), or the row's
     below-floor cause where it measured below its floor."""
-    cause = below_floor(results, row, key)
+    cause = c.doubt_below_floor(results, key)
     return f" ({cause})" if cause else plain
 
 
@@ -158,7 +169,7 @@ def verdict(results):
         if s.get("ratioToSeed"):
             stats += f", {1 / s['ratioToSeed']:.1f}× faster than `{results.role('referenceDesign')}`"
         if s.get("ratioToFloor"):
-            stats += _floor_note(results, c.first, "nsPerElement", f", {s['ratioToFloor']:.1f}× its floor (the same "
+            stats += _floor_note(results, c, "nsPerElement", f", {s['ratioToFloor']:.1f}× its floor (the same "
                                  f"upstream into a plain subscriber)")
         stats += f", {s['allocationsPerElement']['median']:.2f} allocations/element"
         lines.append(_headline("Synchronous `.more` (one thread)", c, stats))
@@ -167,7 +178,7 @@ def verdict(results):
         s = c.first["summary"]
         stats = f"p50 latency {_fmt_ns(s['latencyP50']['median'])} from `.more` to the next input"
         if s.get("latencyP50RatioToFloor"):
-            stats += _floor_note(results, c.first, "latencyP50", f" ({s['latencyP50RatioToFloor']:.2f}× its own floor, "
+            stats += _floor_note(results, c, "latencyP50", f" ({s['latencyP50RatioToFloor']:.2f}× its own floor, "
                                  f"the same hand-offs without a stepping subscriber)")
         stats += f", p99 {_fmt_ns(s['latencyP99']['median'])}"
         lines.append(_headline(f"Promise fulfilled on another thread ({cross_thread} ×2, p50 latency)", c, stats))
@@ -203,7 +214,7 @@ def contention_verdict(results):
             continue
         s = c.first["summary"]
         stats = (f"`{c.first['design']}` {_fmt_ns(s['nsPerElement']['median'])}/element"
-                 + (f" ({cause})" if (cause := below_floor(results, c.first)) else ""))
+                 + (f" ({cause})" if (cause := c.doubt_below_floor(results, "nsPerElement")) else ""))
         parts.append(f"{scenario} ×{threads}: " + (stats if c.decided else
                                                    f"no decided winner, by median {stats}; {c.why_undecided()}"))
         winners.append(c.first["design"] if c.decided else None)
@@ -228,7 +239,7 @@ def parked_verdict(results):
     s = c.first["summary"]
     stats = f"p50 latency {_fmt_ns(s['latencyP50']['median'])}"
     if s.get("latencyP50RatioToFloor"):
-        stats += _floor_note(results, c.first, "latencyP50", f" ({s['latencyP50RatioToFloor']:.2f}× its floor, which parks alike)")
+        stats += _floor_note(results, c, "latencyP50", f" ({s['latencyP50RatioToFloor']:.2f}× its floor, which parks alike)")
     wakes = ", ".join(f"`{r['design']}` {r['summary']['counts'][m]:.2f} {_count_label(m)}"
                       for r in rows for m in (results.catalog or {}).get("countMetrics", [])
                       if (r["summary"].get("counts") or {}).get(m, 0) >= _SHOWN_COUNT and "switches" not in m)

@@ -412,3 +412,26 @@ def test_a_row_below_its_floor_is_marked_and_given_its_cause(tmp_path):
     first = text.split("## Verdict")[1].splitlines()[2]
     assert first.startswith("1. **Synchronous `.more` (one thread): `atomic`** — "), first
     assert "(0.50× its floor, which counted more voluntary switches (1.6 vs 1.3) than this row" in first, first
+
+
+def test_a_best_below_its_floor_that_nothing_explains_is_not_named(tmp_path):
+    """The same run as above but `atomic` below its floor with the floor's own counts: nothing
+    measured explains a time below doing nothing, so the verdict names no winner and says why
+    (the rounds alone would have decided `atomic`)."""
+    data = json.load(open(FIXTURE))
+    floor = next(r for r in data["rows"] if r["scenario"] == "floor-sync")
+    floor_ns = floor["summary"]["nsPerElement"]["median"]
+    floor["summary"]["counts"] = {"voluntary_switches_per_element": 1.6}
+    for row in (r for r in data["rows"] if r["scenario"] == "sync-step" and r["status"] == "ok"):
+        _measure(row, [floor_ns * 3 * f for f in (1.0, 1.01, 0.99, 1.02, 0.98)])
+        row["summary"]["ratioToFloor"] = 3.0
+    atomic = next(r for r in data["rows"] if r["scenario"] == "sync-step" and r["design"] == "atomic")
+    _measure(atomic, [floor_ns * 0.5 * f for f in (1.0, 1.01, 0.99, 1.02, 0.98)])
+    atomic["summary"]["ratioToFloor"] = 0.5
+    atomic["summary"]["counts"] = {"voluntary_switches_per_element": 1.6}
+    path = tmp_path / "floor.json"
+    path.write_text(json.dumps(data))
+    assert report.main([str(path), "--out", str(tmp_path / "report")]) == 0
+    first = (tmp_path / "report" / "REPORT.md").read_text().split("## Verdict")[1].splitlines()[2]
+    assert first.startswith("1. **Synchronous `.more` (one thread): no decided winner** — by median `atomic`"), first
+    assert "its time lies below its own floor's and nothing measured explains it" in first, first
