@@ -436,7 +436,7 @@ def render_peers(sources):
             b = p.bridge(peer)
             instructions = b.get("bridgeInstructionShare")
             rounds = ("–" if b.get("roundShare") is None else
-                      f"{b['roundShare']:.0%} [{b['roundShareLow']:.0%}, {b['roundShareHigh']:.0%}]")
+                      f"{round(100 * b['roundShare'])}% [{round(100 * b['roundShareLow'])}%, {round(100 * b['roundShareHigh'])}%]")
             line += (f" {fmt(b['directNsPerElement'])} | {fmt(b['bridgeNsPerElement'])} | {b['bridgeShare']:.0%} | "
                      f"{rounds} | {'–' if instructions is None else f'{instructions:.0%}'} |" if b else
                      " – | – | – | – | – |")

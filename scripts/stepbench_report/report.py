@@ -522,7 +522,7 @@ def bridge_section(results) -> list[str]:
           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for b in results.bridges:
         rounds = ("–" if b.get("roundShare") is None else
-                  f"{b['roundShare']:.0%} [{b['roundShareLow']:.0%}, {b['roundShareHigh']:.0%}]")
+                  f"{round(100 * b['roundShare'])}% [{round(100 * b['roundShareLow'])}%, {round(100 * b['roundShareHigh'])}%]")
         md.append(f"| `{b['design']}` | {num(b['nsPerElement'])} | {num(b['directNsPerElement'])} | "
                   f"{num(b['bridgeNsPerElement'])} | {share(b['bridgeShare'])} | {rounds} | "
                   f"{num(b.get('instructionsPerElement'))} | {num(b.get('directInstructionsPerElement'))} | "
