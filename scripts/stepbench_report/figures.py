@@ -258,23 +258,26 @@ class Measure:
 
 
 def measures(results, wide=False):
-    """The rows of the designs tables: the per-element question (sync-step, one thread: time,
-    exact instructions, allocations), the cross-thread question's p50 at 2 threads, and the
-    latency rows of cancel-race ×2; `wide` adds every other scenario the method discusses."""
-    per_element = results.role("perElementScenario") or "sync-step"
-    cross = results.role("crossThreadScenario") or "async-step"
-    parked = catalog(results, "asynchronousVerdictScenario") or "async-park"
+    """The rows of the designs tables, on the scenarios the tool names for each question: the
+    per-element question (one thread: time, exact instructions, allocations), the cross-thread
+    question's p50 at 2 threads and the cancel question's p50 at 2 threads; `wide` adds the
+    asynchronous designs' verdict (hand-offs that park) and the contended scenarios at 2 threads."""
+    per_element, cross = results.role("perElementScenario"), results.role("crossThreadScenario")
+    parked, cancel = catalog(results, "asynchronousVerdictScenario"), results.role("cancelScenario")
     out = [Measure(per_element, 1, "nsPerElement", "ns/element", "ns_per_element"),
            Measure(per_element, 1, "instructions", "instructions/element (exact, callgrind)"),
            Measure(per_element, 1, "allocationsPerElement", "allocations/element"),
            Measure(cross, 2, "latencyP50", "p50 ns, `.more` → next input", "latency_p50")]
     if wide:
-        out += [Measure(parked, 2, "latencyP50", "p50 ns, `.more` → next input (hand-offs park)", "latency_p50"),
-                Measure("stale-storm", 2, "nsPerElement", "ns/element", "ns_per_element")]
-    out.append(Measure("cancel-race", 2, "latencyP50", "p50 ns, cancel → upstream cancelled", "latency_p50"))
+        out.append(Measure(parked, 2, "latencyP50", "p50 ns, `.more` → next input (hand-offs park)", "latency_p50"))
+    out.append(Measure(cancel, 2, "latencyP50", "p50 ns, cancel → upstream cancelled", "latency_p50"))
     if wide:
-        out.append(Measure("fan-out", 2, "nsPerElement", "aggregate ns/element", "ns_per_element"))
-    return [m for m in out if m.key == "instructions" and results.profiles or results.ok_rows(m.scenario)]
+        scales = {x["name"]: x.get("throughputScalesWithThreads") for x in catalog(results, "scenarios", [])}
+        out += [Measure(contended, 2, "nsPerElement", "aggregate ns/element" if scales.get(contended) else "ns/element",
+                        "ns_per_element")
+                for contended in results.role("contendedScenarios") or []]
+    return [m for m in out if m.scenario is not None
+            and (m.key == "instructions" and results.profiles or results.ok_rows(m.scenario))]
 
 
 def best_decided(results, m, designs):
@@ -385,7 +388,7 @@ class PeerRows:
 
     def __init__(self, results):
         self.r = results
-        self.scenario = results.role("perElementScenario") or "sync-step"
+        self.scenario = results.role("perElementScenario")
         self.default = catalog(results, "defaultDesign")
         self.peers = peers(results)
         self.direct = direct_scenario(results)
@@ -482,8 +485,6 @@ def render_peers_detail(sources):
            "races fatal (below).", "",
            "| | " + " | ".join(f"`{d}`" for d in shown) + " |", "|---|" + "---:|" * len(shown)]
     for m in measures(r, wide=True):
-        if m.scenario == "fan-out":  # the peers are not run on several pipelines
-            continue
         out.append(f"| {m.row_name()} | " + " | ".join(m.cell(r, d) for d in shown) + " |")
         if m.key == "instructions":
             out.append(f"| of which the runtime's generic-metadata look-ups (among the top functions) | "
@@ -505,7 +506,7 @@ def render_api_split(sources):
     the API floor (its part over the floor) and each exactly counted design over the API floor,
     its synchronising instructions over the API floor's in brackets."""
     r = sources.results
-    api = catalog(r, "apiFloorScenario") or "floor-step"
+    api = catalog(r, "apiFloorScenario")
     splits = [c for c in r.cost_splits if c.get("exact", True)]
     designs = [d for d in r.designs() if d not in peers(r) and any(c["design"] == d for c in splits)
                and d != catalog(r, "referenceDesign")]
@@ -564,8 +565,8 @@ def _times(results, m, design, base, limit):
 
 
 def _targets(r):
-    per_element = r.role("perElementScenario") or "sync-step"
-    ns, p50 = measures(r)[0], next(m for m in measures(r) if m.scenario == (r.role("crossThreadScenario") or "async-step"))
+    per_element = r.role("perElementScenario")
+    ns, p50 = measures(r)[0], next(m for m in measures(r) if m.scenario == r.role("crossThreadScenario"))
     parked = next((m for m in measures(r, wide=True) if m.scenario == catalog(r, "asynchronousVerdictScenario")), None)
     allocations = next(m for m in measures(r) if m.key == "allocationsPerElement")
     actor_allocations = allocations.value(r, "actor")

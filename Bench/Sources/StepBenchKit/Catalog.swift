@@ -99,6 +99,8 @@ public struct Catalog: Codable, Equatable, Sendable {
     public var perElementScenario: String? = nil
     public var crossThreadScenario: String? = nil
     public var contendedScenarios: [String] = []
+    /// Where `cancel()` racing the inputs is measured: its p50 is `cancel()` → upstream cancelled.
+    public var cancelScenario: String? = nil
     /// The rules each design declares it breaks (`SteppingDesign.Traits.knownIssues`), by rule id;
     /// designs that declare none are absent. `stepbench conform` reports these as known issues.
     public var knownIssues: [String: [String]] = [:]
@@ -175,6 +177,7 @@ public struct Catalog: Codable, Equatable, Sendable {
             perElementScenario: ScenarioKind.syncStep.rawValue,
             crossThreadScenario: ScenarioKind.asyncStep.rawValue,
             contendedScenarios: [ScenarioKind.staleStorm, .fanOut].map(\.rawValue),
+            cancelScenario: ScenarioKind.cancelRace.rawValue,
             knownIssues: SteppingDesign.described.reduce(into: [:]) { issues, design in
                 let rules = design.traits.knownIssues.map(\.rule.rawValue)
                 if !rules.isEmpty { issues[design.name] = rules }
@@ -212,6 +215,7 @@ extension Catalog {
             perElementScenario: try c.decodeIfPresent(String.self, forKey: .perElementScenario),
             crossThreadScenario: try c.decodeIfPresent(String.self, forKey: .crossThreadScenario),
             contendedScenarios: try c.decodeIfPresent([String].self, forKey: .contendedScenarios) ?? [],
+            cancelScenario: try c.decodeIfPresent(String.self, forKey: .cancelScenario),
             knownIssues: try c.decodeIfPresent([String: [String]].self, forKey: .knownIssues) ?? [:],
             gateRuns: try c.decodeIfPresent([GateRun].self, forKey: .gateRuns) ?? [],
             peers: try c.decodeIfPresent([String].self, forKey: .peers),
