@@ -1,3 +1,8 @@
+// Adapted from Rob Mayoff's answer to the Stack Overflow question "Swift Combine: Buffer
+// upstream values and emit them at a steady rate?" (2019), licensed under CC BY-SA 4.0
+// (https://creativecommons.org/licenses/by-sa/4.0/); this file is distributed under the same
+// licence. Changes from the original: see NOTICE.
+
 @preconcurrency import OpenCombine
 
 extension Publisher {
