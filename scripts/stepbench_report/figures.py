@@ -395,8 +395,8 @@ class PeerRows:
         self.bridges = {b["design"]: b for b in results.bridges}  # the tool's split
         self.has_direct = any(p in self.bridges for p in self.peers)
 
-    def ns(self, design, scenario=None):
-        return median(self.r, scenario or self.scenario, design, 1, "nsPerElement")
+    def ns(self, design):
+        return median(self.r, self.scenario, design, 1, "nsPerElement")
 
     def ratio(self, peer):
         base, value = self.ns(self.default), self.ns(peer)
@@ -408,6 +408,15 @@ class PeerRows:
     def bridge(self, peer):
         """The tool's split of `peer` (``BridgeSplit``: its direct row and its bridge), or {}."""
         return self.bridges.get(peer, {})
+
+
+def round_share(bridge):
+    """A bridge's share of its direct row round by round with its 95% interval (the tool's
+    ``BridgeSplit``), in whole per cent ("0%", never "-0%"); – with too few rounds."""
+    if bridge.get("roundShare") is None:
+        return "–"
+    low, mid, high = (round(100 * bridge[k]) for k in ("roundShareLow", "roundShare", "roundShareHigh"))
+    return f"{mid}% [{low}%, {high}%]"
 
 
 def render_peers(sources):
@@ -438,10 +447,8 @@ def render_peers(sources):
         if p.has_direct:
             b = p.bridge(peer)
             instructions = b.get("bridgeInstructionShare")
-            rounds = ("–" if b.get("roundShare") is None else
-                      f"{round(100 * b['roundShare'])}% [{round(100 * b['roundShareLow'])}%, {round(100 * b['roundShareHigh'])}%]")
             line += (f" {fmt(b['directNsPerElement'])} | {fmt(b['bridgeNsPerElement'])} | {b['bridgeShare']:.0%} | "
-                     f"{rounds} | {'–' if instructions is None else f'{instructions:.0%}'} |" if b else
+                     f"{round_share(b)} | {'–' if instructions is None else f'{instructions:.0%}'} |" if b else
                      " – | – | – | – | – |")
         out.append(line)
     return out + [""] + peers_said(sources)

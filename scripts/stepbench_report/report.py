@@ -11,7 +11,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from . import charts, history, tool
+from . import charts, figures, history, tool
 from .results import ResultsError, load
 
 def _fmt_ns(v):
@@ -499,15 +499,17 @@ def path_section(results, folder) -> list[str]:
     return md + [""]
 
 
+def _num(v):
+    """A count in a table: thousands separated, whole; – where there is none."""
+    return "–" if v is None else f"{v:,.0f}"
+
+
 def bridge_section(results) -> list[str]:
     """Each peer's cost split into its library (its direct row: the same library on the same
     upstream with no stepper contract) and its bridge to the stepper contract (the peer minus
     its direct row), as the tool computes it (`stepbench read`'s bridges)."""
     if not results.bridges:
         return []
-
-    def num(v, digits=0):
-        return "–" if v is None else f"{v:,.{digits}f}"
 
     def share(v):
         return "–" if v is None else f"{v:.0%}"
@@ -521,11 +523,9 @@ def bridge_section(results) -> list[str]:
           "| direct, instructions | bridge / direct, instructions |",
           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for b in results.bridges:
-        rounds = ("–" if b.get("roundShare") is None else
-                  f"{round(100 * b['roundShare'])}% [{round(100 * b['roundShareLow'])}%, {round(100 * b['roundShareHigh'])}%]")
-        md.append(f"| `{b['design']}` | {num(b['nsPerElement'])} | {num(b['directNsPerElement'])} | "
-                  f"{num(b['bridgeNsPerElement'])} | {share(b['bridgeShare'])} | {rounds} | "
-                  f"{num(b.get('instructionsPerElement'))} | {num(b.get('directInstructionsPerElement'))} | "
+        md.append(f"| `{b['design']}` | {_num(b['nsPerElement'])} | {_num(b['directNsPerElement'])} | "
+                  f"{_num(b['bridgeNsPerElement'])} | {share(b['bridgeShare'])} | {figures.round_share(b)} | "
+                  f"{_num(b.get('instructionsPerElement'))} | {_num(b.get('directInstructionsPerElement'))} | "
                   f"{share(b.get('bridgeInstructionShare'))} |")
     return md + [""]
 
@@ -543,14 +543,11 @@ def split_section(results, folder) -> list[str]:
           f"({_method(folder, 'What the API costs and what synchronisation costs', 'the split')}).", "",
           f"| path | design | instructions | floor | {api} | API | synchronisation | sync. instr. |",
           "|---|---|---:|---:|---:|---:|---:|---:|"]
-
-    def num(v):
-        return "–" if v is None else f"{v:,.0f}"
     for c in results.cost_splits:
         star = "" if c.get("exact", True) else "*"
         sync = c.get("synchronisingOverFloorStep")
-        md.append(f"| {c['path']} | `{c['design']}` | {num(c['instructions'])} | {num(c.get('floor'))} | "
-                  f"{num(c['floorStep'])} | {num(c.get('api'))} | {num(c['synchronisation'])}{star} | "
+        md.append(f"| {c['path']} | `{c['design']}` | {_num(c['instructions'])} | {_num(c.get('floor'))} | "
+                  f"{_num(c['floorStep'])} | {_num(c.get('api'))} | {_num(c['synchronisation'])}{star} | "
                   f"{'–' if sync is None else f'{sync:.1f}'} |")
     return md + [""]
 
