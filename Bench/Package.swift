@@ -27,12 +27,10 @@ let targets: [Target] = [
     // The measured window's edges as callgrind client requests (needs Debian's `valgrind`
     // package for <valgrind/callgrind.h>; scripts/lib/ensure-deps installs it).
     .target(name: "CCallgrind"),
-    // A child process's request to die with its parent (prctl is variadic: C).
-    .target(name: "CProcessGuard"),
     .target(
         name: "StepBenchScenarios",
         dependencies: [
-            stepping, "CCallgrind", "CProcessGuard",
+            stepping, "CCallgrind", "SteppingConformance",
             .product(name: "OpenCombine", package: "OpenCombine"),
             .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -41,7 +39,7 @@ let targets: [Target] = [
     // The conformance kit: every rule of docs/CONFORMANCE.md as checks any design can run.
     .target(
         name: "SteppingConformance",
-        dependencies: [stepping, "StepBenchScenarios", .product(name: "OpenCombine", package: "OpenCombine")]
+        dependencies: [stepping, .product(name: "OpenCombine", package: "OpenCombine")]
     ),
     // The kit's adapter for Swift Testing: failures as issues, declared known issues as known issues.
     .target(name: "SteppingConformanceTesting", dependencies: ["SteppingConformance", stepping]),
@@ -49,13 +47,13 @@ let targets: [Target] = [
     // upstream and generator from StepBenchScenarios, probes and scripted upstreams from the kit.
     .target(
         name: "TestSupport",
-        dependencies: [stepping, "StepBenchScenarios", "SteppingConformance"],
+        dependencies: [stepping, "SteppingConformance"],
         path: "Tests/TestSupport"
     ),
     .testTarget(
         name: "SteppingTests",
         dependencies: [
-            stepping, "StepBenchScenarios", "TestSupport", "SteppingConformanceTesting",
+            stepping, "TestSupport", "SteppingConformanceTesting",
             .product(name: "OpenCombine", package: "OpenCombine"),
             .product(name: "OpenCombineDispatch", package: "OpenCombine"),
         ]

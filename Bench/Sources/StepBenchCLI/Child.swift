@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StepBenchKit
 import StepBenchScenarios
+@_spi(StepBench) import SteppingConformance
 
 extension StepBench {
     /// A child process of the kit: a ``ChildRequest`` as JSON on stdin, its answer as JSON on

@@ -1,6 +1,7 @@
 import Foundation
 import StepBenchScenarios
 import Stepping
+@_spi(StepBench) import SteppingConformance
 
 /// Runs a configuration: a warm-up of every combination, then rounds of one repetition of each,
 /// so that drift on a shared machine hits all of them alike. Within a round the order is

@@ -1,5 +1,4 @@
 import Foundation
-import StepBenchScenarios
 import Stepping
 
 /// A rule's checks in a child process: one rule on one design per process, so that a design that

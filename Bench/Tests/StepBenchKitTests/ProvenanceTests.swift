@@ -1,5 +1,6 @@
 import Foundation
 import StepBenchScenarios
+@_spi(StepBench) import SteppingConformance
 import Testing
 
 @testable import StepBenchKit

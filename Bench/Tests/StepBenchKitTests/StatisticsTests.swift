@@ -1,4 +1,5 @@
 import Foundation
+@_spi(StepBench) import SteppingConformance
 import Testing
 
 @testable import StepBenchKit

@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import StepBenchScenarios
+@_spi(StepBench) import SteppingConformance
 import TestSupport
 import Testing
 

@@ -1,7 +1,6 @@
 import Foundation
-import StepBenchScenarios
 import Stepping
-import SteppingConformance
+@_spi(StepBench) import SteppingConformance
 import Testing
 
 /// The torture cases of the conformance kit, each case × design in a child process of its own

@@ -3,7 +3,7 @@ import Foundation
 // process (SteppingTorture). What the code under test already has (the suite's upstream
 // `CountingUpstream`, `SplitMix64`, `Unchecked`; the conformance kit's `TestError`, `Box`,
 // `eventually`, probes and scripted upstreams) the tests take from there.
-@_exported import SteppingConformance
+@_exported @_spi(StepBench) import SteppingConformance
 
 /// A new, empty folder under the temporary directory.
 public func temporaryFolder(_ prefix: String = "stepbench-tests") -> URL {

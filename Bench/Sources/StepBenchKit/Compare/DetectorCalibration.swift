@@ -1,6 +1,7 @@
 import Foundation
 import StepBenchScenarios
 import Stepping
+@_spi(StepBench) import SteppingConformance
 
 /// How `stepbench compare`'s timing detector behaves on one noise profile: synthetic A/A and
 /// A/B comparisons drawn from the profile's measured noise (`stepbench calibrate`, run by

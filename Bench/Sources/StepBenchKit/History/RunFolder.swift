@@ -1,5 +1,6 @@
 import Foundation
 import StepBenchScenarios
+@_spi(StepBench) import SteppingConformance
 
 /// A results folder (results/<machine-id>/) read as a history: its results and profile files in
 /// commit order, and the files left out with why (`stepbench series`, read by scripts/history).

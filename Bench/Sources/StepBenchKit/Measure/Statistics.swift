@@ -1,5 +1,6 @@
 import Foundation
 import StepBenchScenarios
+@_spi(StepBench) import SteppingConformance
 
 /// Order statistics over repetitions: the median, quantiles, and the 95% interval of a median
 /// that results files carry.

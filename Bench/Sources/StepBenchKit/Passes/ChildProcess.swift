@@ -1,5 +1,6 @@
 import Foundation
 import StepBenchScenarios
+@_spi(StepBench) import SteppingConformance
 
 /// How the kit starts one of its child processes: an executable and the arguments that make it
 /// answer a ``ChildRequest`` (the command line's hidden child command: the command line owns

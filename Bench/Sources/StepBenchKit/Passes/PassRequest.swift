@@ -1,6 +1,7 @@
 import Foundation
 import StepBenchScenarios
 @_spi(Measurement) import Stepping
+@_spi(StepBench) import SteppingConformance
 import Synchronization
 
 /// A pass of `stepbench run` asked of a child process (`stepbench child`, a ``ChildRequest``

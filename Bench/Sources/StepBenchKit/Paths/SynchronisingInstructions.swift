@@ -1,5 +1,6 @@
 import Foundation
 import StepBenchScenarios
+@_spi(StepBench) import SteppingConformance
 
 /// The addresses of an object's synchronising instructions, from its disassembly
 /// (`objdump -d`): every `lock`-prefixed read-modify-write (compare-exchange, exchange-add, and

@@ -1,5 +1,6 @@
 import Foundation
 import StepBenchScenarios
+@_spi(StepBench) import SteppingConformance
 
 /// Where and how a results file was made. Two files are comparable only on one machine kind.
 public struct MachineFingerprint: Codable, Equatable, Sendable {

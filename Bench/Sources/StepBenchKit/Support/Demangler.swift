@@ -1,5 +1,6 @@
 import Foundation
 import StepBenchScenarios
+@_spi(StepBench) import SteppingConformance
 
 /// Readable function names for profiles.
 enum Demangler {

@@ -1,4 +1,5 @@
 @_spi(Measurement) import Stepping
+@_spi(StepBench) import SteppingConformance
 import Synchronization
 
 /// Brackets one measured phase: wall time, CPU time and allocations between `start()` and

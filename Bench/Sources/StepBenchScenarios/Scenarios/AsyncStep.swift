@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import OpenCombine
 import Stepping
+@_spi(StepBench) import SteppingConformance
 import Synchronization
 
 /// `async-step`: two threads. An emitter thread is the upstream (it waits for demand and sends

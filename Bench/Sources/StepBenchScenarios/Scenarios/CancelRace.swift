@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import OpenCombine
 import Stepping
+@_spi(StepBench) import SteppingConformance
 import Synchronization
 
 /// `cancel-race`: many short subscriptions; in each round `threads − 1` threads race to

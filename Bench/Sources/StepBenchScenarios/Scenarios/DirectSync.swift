@@ -1,5 +1,6 @@
 @preconcurrency import OpenCombine
 import Stepping
+@_spi(StepBench) import SteppingConformance
 import Synchronization
 
 /// A library consuming a publisher with no stepper contract: what a peer's users write when

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import OpenCombine
 import Stepping
+@_spi(StepBench) import SteppingConformance
 import Synchronization
 
 /// `fan-out`: N independent `sync-step` pipelines on N threads at once, a fixed number of

@@ -2,6 +2,7 @@ import Foundation
 @preconcurrency import OpenCombine
 import OpenCombineDispatch
 import Stepping
+@_spi(StepBench) import SteppingConformance
 import Synchronization
 
 /// `pace-jitter`: `pace` at 1 ms over a few hundred elements on OpenCombine's DispatchQueue

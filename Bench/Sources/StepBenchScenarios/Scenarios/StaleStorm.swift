@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import OpenCombine
 import Stepping
+@_spi(StepBench) import SteppingConformance
 import Synchronization
 
 /// `stale-storm`: `sync-step` on one thread while `threads − 1` other threads hammer the

@@ -1,5 +1,6 @@
 @preconcurrency import OpenCombine
 import Stepping
+@_spi(StepBench) import SteppingConformance
 
 /// `sync-step`: one thread; the suite's trampolined synchronous upstream; the stepper fulfils
 /// `.more` synchronously. Pure per-element cost of a design. Floor: `floor-sync`.

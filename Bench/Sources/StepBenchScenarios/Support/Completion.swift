@@ -1,4 +1,5 @@
 import Foundation
+@_spi(StepBench) import SteppingConformance
 import Synchronization
 
 /// The stepper side of a scenario: checks inputs arrive as 0, 1, 2, … and notes completion.

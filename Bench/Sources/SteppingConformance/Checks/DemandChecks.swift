@@ -1,6 +1,5 @@
 import Foundation
 @preconcurrency import OpenCombine
-import StepBenchScenarios
 import Stepping
 
 /// Rules D1–D5 of CONFORMANCE.md, for every design.

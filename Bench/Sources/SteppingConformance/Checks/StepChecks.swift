@@ -1,6 +1,5 @@
 import Foundation
 @preconcurrency import OpenCombine
-import StepBenchScenarios
 import Stepping
 
 /// Rules S1–S5 of CONFORMANCE.md, for every design.

@@ -1,5 +1,4 @@
 import Foundation
-import StepBenchScenarios
 import Stepping
 
 /// The torture cases in child processes: one case against one design per process, so that a case

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Monotonic nanoseconds (CLOCK_MONOTONIC via `DispatchTime`), comparable across threads.
-@inline(__always)
+@_spi(StepBench)
+@inlinable @inline(__always)
 public func monotonicNanoseconds() -> UInt64 {
     DispatchTime.now().uptimeNanoseconds
 }

@@ -8,6 +8,7 @@ import Synchronization
 /// it waits for it (see ``ChildGuard``). ``run(input:mergingOutput:)`` feeds its standard input
 /// and drains both output pipes at once, so that neither can fill and stall it; a caller that
 /// reads the output as it comes (`stepbench run`'s watchdog) takes ``process()`` instead.
+@_spi(StepBench)
 public struct ChildLaunch: Sendable {
     public var executable: URL
     public var arguments: [String]

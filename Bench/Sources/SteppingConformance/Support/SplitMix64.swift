@@ -1,4 +1,5 @@
 /// A small, fast, seedable generator (Steele, Lea, Flood 2014).
+@_spi(StepBench)
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     public var state: UInt64
     public init(seed: UInt64) { state = seed }
