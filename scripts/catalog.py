@@ -37,7 +37,7 @@ def gate_runs(catalog: dict) -> list[tuple[int, list[str]]]:
     elements per iteration, so the two tools' counts can be compared for the same work)."""
     if "gateRuns" not in catalog:
         raise CatalogError("the catalog has no 'gateRuns': the stepbench that wrote it is older than these scripts; "
-                           "build this checkout's (`swift build -c release --package-path Bench --product stepbench`)")
+                           "build this checkout's (`swift build -c release --package-path Benchmarks --product stepbench`)")
     return [(run["elements"], run["scenarios"]) for run in catalog["gateRuns"]]
 
 

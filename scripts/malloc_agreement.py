@@ -36,7 +36,7 @@ class InputError(Exception):
 def load_benchmark_counts(directory: str) -> dict[str, int]:
     """mallocCountTotal per benchmark name from `SteppingBenchmarks.<name>.p90.json` files."""
     if not os.path.isdir(directory):
-        raise InputError(f"{directory}: no such folder; run `swift package --package-path Bench benchmark thresholds update --path {directory}` first")
+        raise InputError(f"{directory}: no such folder; run `swift package --package-path Benchmarks benchmark thresholds update --path {directory}` first")
     counts = {}
     for entry in sorted(os.listdir(directory)):
         if not (entry.startswith("SteppingBenchmarks.") and entry.endswith(".p90.json")):

@@ -1,4 +1,4 @@
-"""Applies StepBench's gating policy to package-benchmark threshold files (Bench/Thresholds/<machine-id>/).
+"""Applies StepBench's gating policy to package-benchmark threshold files (Benchmarks/Thresholds/<machine-id>/).
 
 `swift package benchmark thresholds update` records every metric of every benchmark it runs, and
 `thresholds check` checks every metric it finds in a file. The gate checks only what the code
@@ -8,7 +8,7 @@ files of timing-dependent benchmarks are deleted: on shared VMs both follow the 
 schedule, so gating them fails unchanged trees (docs/METHOD.md says what was seen). Both are still
 measured and printed by the suite.
 
-    python3 scripts/thresholds_policy.py Bench/Thresholds/<machine-id> CATALOG.json
+    python3 scripts/thresholds_policy.py Benchmarks/Thresholds/<machine-id> CATALOG.json
 """
 import json
 import os
@@ -51,7 +51,7 @@ def apply(directory: str, catalog: dict) -> tuple[list[str], list[str]]:
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or not os.path.isdir(sys.argv[1]):
-        print("usage: thresholds_policy.py Bench/Thresholds/<machine-id> CATALOG.json  (a folder of SteppingBenchmarks.*.p90.json; "
+        print("usage: thresholds_policy.py Benchmarks/Thresholds/<machine-id> CATALOG.json  (a folder of SteppingBenchmarks.*.p90.json; "
               "the catalog from `stepbench list --format json`)", file=sys.stderr)
         sys.exit(1)
     try:

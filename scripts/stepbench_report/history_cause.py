@@ -13,23 +13,28 @@ import subprocess
 
 # Paths (from the repository's root) of the harness: what runs in a measuring child and decides
 # what a number is, not what is measured — the scenarios, their upstreams, meter and measured
-# window (StepBenchScenarios), the runner and its passes, the allocation counter, the profiler and
-# path counting, the C edges (callgrind window, jemalloc's settings, the child guard), the bench's
-# pinned dependencies and the build scripts. The bench moved under Bench/ at 32b839b; before, its
-# targets sat beside the library's. What only reads results (compare, rank, history, exports, the
-# report), tests and the gate's thresholds change no measurement.
+# window (StepBenchScenarios), the suite's upstream and the child guard (in the kit since the
+# move to Benchmarks/), the runner and its passes, the allocation counter, the profiler and path
+# counting, the C edges (callgrind window, jemalloc's settings), the bench's pinned dependencies
+# and the build scripts. The bench sat under Bench/ from 32b839b, and before that beside the
+# library under Sources/; it is Benchmarks/ since. What only reads results (compare, rank,
+# history, exports, the report), tests and the gate's thresholds change no measurement.
 _KIT = ("BenchmarkRunner.swift", "RunConfiguration.swift", "RunPasses.swift", "Passes/", "Measure/AllocationCounter.swift",
         "Paths/", "Profiler.swift")
-HARNESS = (("Bench/Sources/StepBenchScenarios/", "Bench/Sources/CCallgrind/", "Bench/Sources/CJemallocConfig/",
-            "Bench/Sources/CProcessGuard/", "Bench/Sources/stepbench/", "Bench/Package.swift",
-            "Sources/StepBenchScenarios/", "Sources/CCallgrind/", "Sources/stepbench/",
-            "scripts/bench", "scripts/lib/build-release")
-           + tuple(f"{root}StepBenchKit/{k}" for root in ("Bench/Sources/", "Sources/") for k in _KIT))
+_BENCH_ROOTS = ("Benchmarks/Sources/", "Bench/Sources/", "Sources/")
+_KIT_HARNESS = tuple(f"Sources/SteppingConformance/Support/{name}.swift"
+                     for name in ("CountingUpstream", "ChildGuard", "ChildLaunch", "Clock", "SplitMix64"))
+HARNESS = (tuple(f"{root}{target}/" for root in _BENCH_ROOTS
+                 for target in ("StepBenchScenarios", "CCallgrind", "CJemallocConfig", "CProcessGuard", "stepbench"))
+           + ("Benchmarks/Package.swift", "Bench/Package.swift", "scripts/bench", "scripts/lib/build-release")
+           + _KIT_HARNESS
+           + tuple(f"{root}StepBenchKit/{k}" for root in _BENCH_ROOTS for k in _KIT))
 # Before 32b839b the bench's other targets sat under Sources/ too: not the library.
-NOT_MEASURED = ("Bench/Thresholds/", "Sources/StepBenchKit/", "Sources/StepBenchCLI/", "Sources/SteppingConformance",
-                "Sources/CJemalloc")
+NOT_MEASURED = ("Benchmarks/Thresholds/", "Bench/Thresholds/", "Sources/StepBenchKit/", "Sources/StepBenchCLI/",
+                "Sources/SteppingConformance", "Sources/CJemalloc", "Benchmarks/Sources/", "Benchmarks/Tests/",
+                "Benchmarks/Benchmarks/", "Tests/")
 # The code measured: the library, the peers, and the package that builds them.
-CODE = ("Sources/", "Peers/", "Package.swift", "Package.resolved")
+CODE = ("Sources/", "Benchmarks/Peers/", "Peers/", "Package.swift", "Package.resolved")
 
 # What each run's file says about how it measured, besides what the tool gives per point
 # (`stepbench series`: schema, preset, hand-off, elements): (section, key).

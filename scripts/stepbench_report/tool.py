@@ -18,14 +18,14 @@ def binary():
     if os.environ.get("STEPBENCH_BIN"):
         path = os.environ["STEPBENCH_BIN"]
         if not os.access(path, os.X_OK):
-            raise ToolError(f"{path}: no stepbench binary there; build one (`swift build -c release --package-path Bench "
+            raise ToolError(f"{path}: no stepbench binary there; build one (`swift build -c release --package-path Benchmarks "
                             f"--product stepbench`) and name it with --stepbench or STEPBENCH_BIN")
         return path
     for configuration in ("release", "debug"):
-        path = os.path.join(ROOT, "Bench", ".build", configuration, "stepbench")
+        path = os.path.join(ROOT, "Benchmarks", ".build", configuration, "stepbench")
         if os.path.exists(path):
             return path
-    raise ToolError("no stepbench binary: build it with `swift build -c release --package-path Bench --product stepbench` "
+    raise ToolError("no stepbench binary: build it with `swift build -c release --package-path Benchmarks --product stepbench` "
                     "(scripts/bench does) or set STEPBENCH_BIN")
 
 
@@ -50,7 +50,7 @@ def catalog():
     missing = [k for k in CATALOG_KEYS if k not in data]
     if missing:
         raise ToolError(f"{binary()} is older than these scripts (its catalog has no {', '.join(missing)}): "
-                        f"build this checkout's (`swift build -c release --package-path Bench --product stepbench`)")
+                        f"build this checkout's (`swift build -c release --package-path Benchmarks --product stepbench`)")
     return data
 
 
@@ -68,7 +68,7 @@ def text(*arguments, statuses=(0,)):
         message = done.stderr.strip().removeprefix("Error: ")
         if done.returncode == 64:  # a usage error: the scripts asked for something the binary does not have
             message += (f"\n({path} does not take `stepbench {' '.join(arguments[:1])}` as these scripts ask it: is it "
-                        f"older than them? build this checkout's: `swift build -c release --package-path Bench --product stepbench`)")
+                        f"older than them? build this checkout's: `swift build -c release --package-path Benchmarks --product stepbench`)")
         raise ToolError(message or f"`stepbench {' '.join(arguments)}` exited {done.returncode}")
     return done.stdout
 

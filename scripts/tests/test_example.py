@@ -1,10 +1,14 @@
-"""The outside package Examples/SemaphoreStepping: its executable (the whole tool with the semaphore
-design beside the built-ins) runs, profiles and checks the design, and its results file is read by
-stepbench compare, scripts/report and scripts/history like any other. Needs the example's debug
+"""The outside package Examples/SemaphoreStepping, built as the README writes it (beside a copy of
+the repository named StepBench: scripts/lib/outside-package): its executable (the whole tool with
+the semaphore design beside the built-ins) runs, profiles and checks the design; its own compare
+is a gate that can say "slower" on exact counts and, with a noise profile it makes, on timing; its
+results file is read by scripts/report and scripts/history like any other. Needs the outside
 build (scripts/test makes it; or set STEPBENCH_EXAMPLE_BIN)."""
 import json
 import os
+import re
 import subprocess
+import tempfile
 
 import pytest
 
@@ -14,11 +18,11 @@ ENV = dict(os.environ)
 
 
 def example():
-    path = os.environ.get("STEPBENCH_EXAMPLE_BIN",
-                          os.path.join(ROOT, "Examples", "SemaphoreStepping", ".build", "debug", "semaphore-bench"))
+    path = os.environ.get("STEPBENCH_EXAMPLE_BIN", os.path.join(
+        tempfile.gettempdir(), "stepbench-outside", "SemaphoreStepping", ".build", "debug", "semaphore-bench"))
     if not os.access(path, os.X_OK):
-        pytest.fail(f"no semaphore-bench at {path}: run `swift build --package-path Examples/SemaphoreStepping` "
-                    "first (scripts/test does)")
+        pytest.fail(f"no semaphore-bench at {path}: run `scripts/lib/outside-package "
+                    f"{os.path.join(tempfile.gettempdir(), 'stepbench-outside')}` first (scripts/test does)")
     return path
 
 
@@ -27,7 +31,7 @@ def run_file(tmp_path_factory):
     out = tmp_path_factory.mktemp("example") / "run.json"
     done = subprocess.run(
         [example(), "run", "--allow-debug", "--design", "semaphore,atomic",
-         "--scenario", "sync-step,floor-sync,async-step,floor-pingpong", "--threads", "1",
+         "--scenario", "sync-step,floor-sync,async-step,floor-async", "--threads", "1",
          "--elements", "3000", "--repetitions", "3", "--output", str(out)],
         capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -80,14 +84,77 @@ def test_scripts_history_reads_it(run_file, tmp_path):
     assert any(s.get("design") == "semaphore" for s in history["series"]), "the outside design has its series"
 
 
-def test_it_profiles_the_designs_paths(tmp_path):
-    out = tmp_path / "profile.json"
+def test_the_readme_writes_the_examples_manifest():
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    block = re.search(r"```swift\ndependencies: \[\n(.*?)\],\n", readme, re.S)
+    assert block, "the README's manifest for an outside package"
+    manifest = open(os.path.join(ROOT, "Examples", "SemaphoreStepping", "Package.swift")).read()
+    for line in block.group(1).strip().splitlines():
+        assert line.strip() in manifest, f"the README's {line.strip()!r} is not what the example writes"
+    for product, package in (("Stepping", "StepBench"), ("SteppingConformanceTesting", "StepBench"),
+                             ("StepBenchCLI", "Benchmarks")):
+        assert f'.product(name: "{product}", package: "{package}")' in manifest, (product, package)
+
+
+@pytest.fixture(scope="module")
+def profile_file(tmp_path_factory):
+    out = tmp_path_factory.mktemp("example") / "profile.json"
     done = subprocess.run(
         [example(), "profile", "--design", "semaphore,atomic", "--scenario", "sync-step", "--elements", "1000",
          "--events", "50", "--path", "sync-more,stale-promise", "--output", str(out)],
         capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    paths = {(p["path"], p["design"]): p for p in json.load(open(out))["paths"]}
+    return out
+
+
+def outside_compare(*arguments, cwd):
+    """The example's own compare, from a folder with no results/ (an outside package's)."""
+    return subprocess.run([example(), "compare", *map(str, arguments)], capture_output=True, text=True, timeout=120,
+                          cwd=cwd)
+
+
+def test_the_outside_exact_gate_says_slower(profile_file, tmp_path):
+    same = outside_compare(profile_file, profile_file, cwd=tmp_path)
+    assert same.returncode == 0, same.stdout + same.stderr
+    head = json.load(open(profile_file))
+    for path in head["paths"]:
+        if path["design"] == "semaphore" and path["path"] == "sync-more":
+            path["instructionsPerEvent"] *= 1.5
+    json.dump(head, open(tmp_path / "head.json", "w"))
+    slower = outside_compare(profile_file, tmp_path / "head.json", cwd=tmp_path)
+    assert slower.returncode == 2, slower.stdout + slower.stderr
+    assert re.search(r"sync-more.*semaphore.*regression", slower.stdout, re.I), slower.stdout
+
+
+def test_the_outside_timing_gate_needs_a_noise_profile_and_then_says_slower(tmp_path):
+    runs = []
+    for n in range(3):  # A/A: the same build, the same configuration, separate processes
+        runs.append(tmp_path / f"aa-{n}.json")
+        done = subprocess.run(
+            [example(), "run", "--allow-debug", "--design", "semaphore", "--scenario", "sync-step,floor-sync",
+             "--threads", "1", "--elements", "3000", "--repetitions", "5", "--output", str(runs[-1])],
+            capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+    head = json.load(open(runs[0]))  # a head whose semaphore took three times as long, floor unchanged
+    for row in head["rows"]:
+        if row["design"] == "semaphore":
+            for repetition in row["repetitions"]:
+                repetition["elapsedNanoseconds"] *= 3
+                repetition["cpuNanoseconds"] *= 3
+    json.dump(head, open(tmp_path / "head.json", "w"))
+    blind = outside_compare(runs[1], tmp_path / "head.json", cwd=tmp_path)
+    assert blind.returncode == 0 and "no noise profile" in blind.stderr, blind.stdout + blind.stderr
+    made = subprocess.run([example(), "noise", *map(str, runs), "--output", str(tmp_path / "noise.json")],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert made.returncode == 0, made.stdout + made.stderr
+    slower = outside_compare("--noise", tmp_path / "noise.json", runs[1], tmp_path / "head.json", cwd=tmp_path)
+    assert slower.returncode == 2, slower.stdout + slower.stderr
+    assert re.search(r"sync-step.*semaphore.*regression", slower.stdout, re.I), slower.stdout
+    print(slower.stdout)
+
+
+def test_it_profiles_the_designs_paths(profile_file):
+    paths = {(p["path"], p["design"]): p for p in json.load(open(profile_file))["paths"]}
     for design in ("semaphore", "atomic"):
         assert paths[("sync-more", design)]["instructionsPerEvent"] > 0, design
     assert paths[("stale-promise", "semaphore")]["synchronisingPerEvent"] > 0, "the semaphore's"

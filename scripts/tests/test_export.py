@@ -1,5 +1,5 @@
 """`stepbench export` round-trips: what each format writes parses back to the fixture's figures.
-Needs the stepbench binary: scripts/test runs this after `swift test` built Bench/.build/debug/stepbench
+Needs the stepbench binary: scripts/test runs this after `swift test` built Benchmarks/.build/debug/stepbench
 (or set STEPBENCH_BIN)."""
 import csv
 import io
@@ -18,9 +18,9 @@ METRICS = {"nsPerElement": "ns_per_element", "elementsPerSecond": "elements_per_
 
 
 def stepbench():
-    path = os.environ.get("STEPBENCH_BIN", os.path.join(ROOT, "Bench", ".build", "debug", "stepbench"))
+    path = os.environ.get("STEPBENCH_BIN", os.path.join(ROOT, "Benchmarks", ".build", "debug", "stepbench"))
     if not os.access(path, os.X_OK):
-        pytest.fail(f"no stepbench binary at {path}: run `swift build --package-path Bench` first (scripts/test does) or set STEPBENCH_BIN")
+        pytest.fail(f"no stepbench binary at {path}: run `swift build --package-path Benchmarks` first (scripts/test does) or set STEPBENCH_BIN")
     return path
 
 

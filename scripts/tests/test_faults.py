@@ -1,7 +1,7 @@
 """A bad design cannot take a run down (`stepbench run`'s exit status 4): StepBenchFaults is
-stepbench with three broken designs beside the built-ins (Bench/Tests/StepBenchFaults: a crash, a
+stepbench with three broken designs beside the built-ins (Benchmarks/Tests/StepBenchFaults: a crash, a
 stepper call that never returns, an input delivered twice, each at the 5,000th input of a
-subscriber). Needs Bench/.build/debug/StepBenchFaults: scripts/test runs this after `swift test`
+subscriber). Needs Benchmarks/.build/debug/StepBenchFaults: scripts/test runs this after `swift test`
 built it (or set STEPBENCH_FAULTS_BIN)."""
 import json
 import os
@@ -15,9 +15,9 @@ from scripts.tests.test_export import ROOT
 
 
 def faults_binary():
-    path = os.environ.get("STEPBENCH_FAULTS_BIN", os.path.join(ROOT, "Bench", ".build", "debug", "StepBenchFaults"))
+    path = os.environ.get("STEPBENCH_FAULTS_BIN", os.path.join(ROOT, "Benchmarks", ".build", "debug", "StepBenchFaults"))
     if not os.access(path, os.X_OK):
-        pytest.fail(f"no StepBenchFaults at {path}: run `swift build --package-path Bench` first (scripts/test does)")
+        pytest.fail(f"no StepBenchFaults at {path}: run `swift build --package-path Benchmarks` first (scripts/test does)")
     return path
 
 

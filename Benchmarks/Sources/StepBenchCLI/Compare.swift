@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import StepBenchKit
+
+extension StepBench {
+    struct Compare: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Compare two results files (or folders with latest.json): ratio, 95% CI, verdict per metric.",
+            discussion:
+                "Exit status: 0 no regression, 2 regression, 1 usage error (missing, unreadable or wrong-schema file).")
+
+        @Argument(help: "Baseline results file, or a folder holding latest.json.")
+        var baseline: String
+
+        @Argument(help: "Current results file, or a folder holding latest.json.")
+        var current: String
+
+        @Option(help: "Smallest timing change that counts, as a fraction (0.05 = 5%).")
+        var minEffect: Double = Comparison.defaultMinEffect
+
+        @Option(help: "The output's format.")
+        var format: ComparisonFormat = .text
+
+        @Flag(
+            help:
+                "Compare only the exact metrics (instructions, allocations, failed verification): the CI gate. Timing rows are left out."
+        )
+        var exactOnly = false
+
+        @Option(
+            help:
+                "Noise profile of this machine kind (from `stepbench noise`): widens each timing interval by the between-run drift it measured. Default: results/<machine-id>/noise.json of the current file's machine kind, when it exists. Timing rows the profile does not cover say no-drift-estimate instead of regression."
+        )
+        var noise: String?
+
+        @Flag(help: "Use no noise profile, not even the committed one: no timing row can then be called a regression.")
+        var noNoise = false
+
+        func validate() throws {
+            guard minEffect > 0, minEffect < 10 else {
+                throw ValidationError("--min-effect must be a positive fraction such as 0.05, got \(minEffect)")
+            }
+        }
+
+        func run() throws {
+            let files = try [baseline, current].map { try ResultsFile.read(resultsURL($0)) }
+            try Comparison.checkToolchains(baseline: files[0], current: files[1])
+            let machineID = files[1].machine.machineID
+            var path = noise
+            let committed = "results/\(machineID)/noise.json"
+            if path == nil, !noNoise, FileManager.default.fileExists(atPath: committed) {
+                path = committed
+                printError("stepbench compare: drift allowances from \(committed) (--no-noise to leave them out)\n")
+            }
+            let profile = try noNoise ? nil : path.map { try NoiseProfile.read(URL(fileURLWithPath: $0)) }
+            if profile == nil, !noNoise {
+                printError(
+                    "stepbench compare: no noise profile (none given, none at \(committed)): no timing row can be called a regression, only exact counts. Make one from 3 or more A/A runs of the same build: `stepbench noise RUN.json… --output noise.json`, then `compare --noise noise.json`\n"
+                )
+            }
+            if let profile, profile.machineId != machineID {
+                printError(
+                    "stepbench compare: warning: the noise profile is of machine kind \(profile.machineId), the current file of \(machineID); its drift allowances may not fit\n"
+                )
+            }
+            var comparison = Comparison.compare(
+                baseline: files[0], current: files[1], minEffect: minEffect, noise: profile)
+            // Timing is not judged here: do not print verdicts for it (rows missing on one side stay).
+            if exactOnly {
+                comparison.rows.removeAll { !$0.exact && $0.verdict != .onlyInBaseline && $0.verdict != .onlyInCurrent }
+            }
+            print(try comparison.render(format), terminator: "")
+            if !(exactOnly ? comparison.exactRegressions : comparison.regressions).isEmpty { throw ExitCode.regression }
+        }
+    }
+}

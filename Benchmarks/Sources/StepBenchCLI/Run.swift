@@ -1,0 +1,212 @@
+import ArgumentParser
+import Foundation
+import StepBenchKit
+import StepBenchScenarios
+@_spi(Measurement) import Stepping
+
+extension StepBench {
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run scenarios × designs; write a results file; print a summary table.",
+            discussion: """
+                Exit status 3 when a scenario failed its own verification, 4 when a design crashed \
+                its measuring process or hung in it (stopped by --watchdog); the results file marks \
+                each such row (status failed, crashed or hung) and holds every other row.
+                """)
+
+        @OptionGroup var selection: Selection
+
+        @Option(
+            help: "Comma-separated thread counts for scenarios that take them (default: 1,2,4).",
+            transform: CommaSeparated.threads)
+        var threads: [Int] = [1, 2, 4]
+
+        @Option(help: "Elements per repetition (rounds for cancel-race); default from the preset.")
+        var elements: Int?
+
+        @Option(help: "Repetitions per combination; default from the preset (quick 5, full and brief 11).")
+        var repetitions: Int?
+
+        @Option(help: "How much to measure: elements and repetitions per combination.")
+        var preset: Preset = .quick
+
+        @Option(
+            help:
+                "Seconds one repetition of a combination may take: a slower one, timed at its warm-up, runs a power-of-two fraction of the elements (its row says how many). Default from the preset (quick 0.2, full 1, brief none); 0: no limit. Not with --elements or --no-warmup."
+        )
+        var repetitionBudget: Double?
+
+        @OptionGroup var destination: Destination
+
+        @Flag(help: "Measure a debug build anyway (the results say debug).")
+        var allowDebug = false
+
+        @Flag(help: "Skip the warm-up pass.")
+        var noWarmup = false
+
+        @Option(help: "Seed of the shuffled order of each round (default: a fresh one; the results file records it).")
+        var orderSeed: UInt64?
+
+        @Option(
+            help:
+                "both: timing in a child process with jemalloc's thread caches on, as users run it, then exact allocation counts in a shorter pass with them off; timing or allocations: that pass alone, in this process."
+        )
+        var pass: RunPasses.Pass = .both
+
+        @Flag(
+            help:
+                "Process isolation: each round of the timing pass in a fresh process, merged as `stepbench merge` does. Use it before publishing a timing claim (a process's heap and code layout move its numbers)."
+        )
+        var fork = false
+
+        @Option(
+            help: ArgumentHelp(
+                "A counting build of stepbench (swift build -c release --traits Counting, the binary copied aside; scripts/bench makes one): after the other passes it runs the same combinations, counting what contention made each design do (exchanges lost, lock slow paths, yields, wake-ups, executor jobs per element).",
+                valueName: "binary"))
+        var countingBuild: String?
+
+        @Option(
+            help:
+                "Seconds a measuring process may make no progress (begin no repetition) before it is stopped and its combination marked hung; the run goes on without it."
+        )
+        var watchdog: Double = PassRequest.defaultWatchdog
+
+        var scenarios: [ScenarioKind] { selection.scenario ?? ScenarioKind.allCases }
+
+        func makeConfiguration() throws -> RunConfiguration {
+            var c = RunConfiguration()
+            c.designs = selection.design
+            c.scenarios = scenarios
+            c.threads = threads
+            c.preset = preset
+            c.elements = elements
+            c.repetitions = repetitions
+            c.repetitionBudget = repetitionBudget
+            c.allowDebug = allowDebug
+            c.warmup = !noWarmup
+            c.orderSeed = orderSeed
+            try c.validate()
+            return c
+        }
+
+        func validate() throws {
+            guard watchdog > 0 else { throw ValidationError("--watchdog must be positive, e.g. 120") }
+            guard !Contention.isCounting else {
+                throw ValidationError(
+                    "this stepbench is a counting build (its designs count contention, which costs time): it runs only the counting pass of another stepbench's run (--counting-build); time with a build made without --traits Counting"
+                )
+            }
+            try StepBench.validating {
+                _ = try makeConfiguration()
+                try destination.checkWritable()
+                if let countingBuild {
+                    guard FileManager.default.isExecutableFile(atPath: countingBuild) else {
+                        throw ValidationError(
+                            "--counting-build: \(countingBuild) is not an executable; build one with swift build -c release --product stepbench --package-path Benchmarks --traits Counting and copy its binary aside (scripts/bench does)"
+                        )
+                    }
+                    guard pass == .both else {
+                        throw ValidationError("--counting-build: only with --pass both (it adds a third pass)")
+                    }
+                }
+            }
+        }
+
+        func run() throws {
+            var configuration = try makeConfiguration()
+            let machine = MachineFingerprint.current()
+            let (url, latest) = destination.urls(machineID: machine.machineID)
+            try RunConfiguration.checkWritable(url)
+            let file: ResultsFile
+            switch pass {
+            case .timing:
+                file = runInProcess(configuration)
+            case .allocations:
+                configuration.repetitions = RunPasses.allocationRepetitions(timing: configuration.effectiveRepetitions)
+                file = runInProcess(configuration)
+            case .both:
+                let seed = configuration.orderSeed ?? UInt64.random(in: 1...UInt64.max)
+                let reps = configuration.effectiveRepetitions
+                let threadCaches = Measuring.time.environment
+                var timing: ResultsFile
+                if fork {
+                    var one = configuration
+                    one.repetitions = 1
+                    var processes: [ResultsFile] = []
+                    for r in 0..<reps {
+                        printError("— timing pass, process \(r + 1) of \(reps)\n")
+                        let faults = processes.last.map(PassRequest.Fault.recorded) ?? []
+                        // the first process sizes the combinations, the others run its sizes
+                        one.sizedElements = processes.first.map { $0.rows.map(\.elements) }
+                        processes.append(
+                            try PassRequest(one, pass: .timing, orderSeed: seed &+ UInt64(r), faults: faults)
+                                .ask(Child.process, environment: threadCaches, watchdog: watchdog))
+                    }
+                    timing = try ResultsFile.mergedPerProcess(processes)
+                } else {
+                    printError("— timing pass (child process, jemalloc thread caches on)\n")
+                    timing = try PassRequest(configuration, pass: .timing, orderSeed: seed).ask(
+                        Child.process, environment: threadCaches, watchdog: watchdog)
+                }
+                // the passes after it count over the elements the timing pass sized
+                configuration.sizedElements = timing.rows.map(\.elements)
+                printError("— allocation pass (child process, thread caches off: exact counts)\n")
+                let allocations = try PassRequest(
+                    configuration, pass: .allocations, orderSeed: seed, faults: PassRequest.Fault.recorded(in: timing)
+                ).ask(Child.process, environment: Measuring.counts.environment, watchdog: watchdog)
+                var combined = try RunPasses.combine(timing: timing, allocations: allocations)
+                if let countingBuild {
+                    printError("— counting pass (\(countingBuild), a counting build: contention per element)\n")
+                    let request = PassRequest(
+                        configuration, pass: .counting, orderSeed: seed,
+                        faults: PassRequest.Fault.recorded(in: combined))
+                    combined = try RunPasses.combine(
+                        combined,
+                        counting: request.ask(
+                            Child.process.running(URL(fileURLWithPath: countingBuild)),
+                            environment: Measuring.counts.environment, watchdog: watchdog))
+                }
+                file = combined
+            }
+            try finish(file, url: url, latest: latest)
+        }
+
+        func runInProcess(_ configuration: RunConfiguration) -> ResultsFile {
+            var runner = BenchmarkRunner(configuration: configuration)
+            let tty = isatty(STDERR_FILENO) != 0
+            runner.progress = { line in
+                printError(tty && !line.hasPrefix("FAILED") ? "\r\u{1B}[K\(line)" : "\(line)\n")
+            }
+            let file = runner.run()
+            if tty { printError("\n") }
+            return file
+        }
+
+        func finish(_ file: ResultsFile, url: URL, latest: URL?) throws {
+            try file.write(to: url)
+            if let latest { try file.write(to: latest) }
+            print(SummaryTable.render(file))
+            printError("results written to \(url.path)\(latest.map { " and \($0.lastPathComponent)" } ?? "")\n")
+            for warning in file.harnessWarnings ?? [] {
+                printError("WARNING: \(warning)\n")
+            }
+            func names(_ rows: [ResultsFile.Row]) -> String {
+                rows.map { "\($0.scenario.rawValue)/\($0.design)×\($0.threads)" }.joined(separator: ", ")
+            }
+            let faults = file.rows.filter(\.status.isFault)
+            let failed = file.rows.filter { $0.status == .failed }
+            for row in faults {
+                printError(
+                    "\(row.status.rawValue.uppercased()): \(row.design) in \(row.scenario.rawValue) ×\(row.threads): \(row.failure ?? "")\n"
+                )
+            }
+            if !failed.isEmpty { printError("\(failed.count) combination(s) FAILED verification: \(names(failed))\n") }
+            if !faults.isEmpty {
+                printError(
+                    "\(faults.count) combination(s) crashed or hung (the others were measured): \(names(faults))\n")
+                throw ExitCode.designFault
+            }
+            if !failed.isEmpty { throw ExitCode.verificationFailed }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+// The bench's own test helpers (the library's and the kit's tests have theirs in the root
+// package's Tests/TestSupport, which a package of its own cannot import).
+
+/// A new, empty folder under the temporary directory.
+func temporaryFolder(_ prefix: String = "stepbench-tests") -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// The environment variable that steers the bench's tests (the library's tests have theirs).
+enum TestSwitches {
+    /// `STEPBENCH_ALLOCATION_TESTS=1`: run the allocation-counter tests, whose counts are
+    /// process-wide (scripts/test runs them alone, in a process of their own); unset or 0: skip.
+    static var allocationTests: Bool {
+        switch ProcessInfo.processInfo.environment["STEPBENCH_ALLOCATION_TESTS"] {
+        case nil, "0": false
+        case "1": true
+        case let other?: preconditionFailure("STEPBENCH_ALLOCATION_TESTS=\(other): expected 1 (run them) or 0")
+        }
+    }
+}
