@@ -83,6 +83,8 @@ let targets: [Target] = [
 
 let package = Package(
     name: "Benchmarks",
+    // Linux only: jemalloc (pkg-config), valgrind's header, callgrind. The line below is the
+    // library's minimum, for a manifest that a Mac can at least read.
     platforms: [.macOS(.v15)],
     products: products,
     // `swift build --traits Counting`: the counting build (scripts/lib/build-release), the

@@ -54,30 +54,38 @@ extension SteppingDesign {
         /// How far two builds' instruction counts of this design may lie apart and still be the
         /// same code, as a fraction; nil for the gate's own (0.5%). A design whose count follows
         /// where the binary's code lies (a runtime cache that hashes addresses) needs more.
-        public var instructionTolerance: Double?
-        /// Whether this is the reference design every report compares to (one design only).
-        public var isReference: Bool
+        /// StepBench's gate reads it (``measured(instructionTolerance:countsFollowTheSchedule:)``).
+        @_spi(Measurement) public var instructionTolerance: Double?
         /// Whether an event driven from one thread may be handled on another (a task, a queue
         /// the design wakes): then how often threads park and wake, and so the design's
         /// instruction and allocation counts, follow the schedule, and the gate shows them
         /// without holding them exact. Nil: what ``delivery`` implies (an asynchronous design
         /// hands events off; a synchronous one does not).
-        public var countsFollowTheSchedule: Bool { countsFollowSchedule ?? (delivery == .onOwnExecutor) }
+        @_spi(Measurement) public var countsFollowTheSchedule: Bool {
+            countsFollowSchedule ?? (delivery == .onOwnExecutor)
+        }
         private var countsFollowSchedule: Bool?
 
         /// Describes a design; the defaults describe a well-behaved synchronous one.
         public init(
             delivery: Delivery = .synchronous, allocatesPerElement: Bool = false, allocatesPerTransition: Bool = false,
-            knownIssues: [KnownIssue] = [],
-            instructionTolerance: Double? = nil, isReference: Bool = false, countsFollowTheSchedule: Bool? = nil
+            knownIssues: [KnownIssue] = []
         ) {
             self.delivery = delivery
             self.allocatesPerElement = allocatesPerElement || allocatesPerTransition
             self.allocatesPerTransition = allocatesPerTransition
             self.knownIssues = knownIssues
-            self.instructionTolerance = instructionTolerance
-            self.isReference = isReference
-            self.countsFollowSchedule = countsFollowTheSchedule
+        }
+
+        /// These traits with what StepBench's regression gate needs to hold a design's exact
+        /// counts: how far its instruction counts may drift between builds (nil: the gate's own
+        /// 0.5%), and whether its counts follow the schedule (nil: what ``delivery`` implies).
+        @_spi(Measurement)
+        public func measured(instructionTolerance: Double? = nil, countsFollowTheSchedule: Bool? = nil) -> Traits {
+            var traits = self
+            traits.instructionTolerance = instructionTolerance
+            traits.countsFollowSchedule = countsFollowTheSchedule
+            return traits
         }
 
         /// The known issue of `rule`, if the design declares one.

@@ -128,6 +128,7 @@ public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable
     /// Every design this process knows: the built-ins (``allCases``), then each design described
     /// with ``init(name:traits:factory:)`` so far, in the order they were described. A design
     /// held in a `static let` is described when that property is first read.
+    @_spi(Measurement)
     public static var described: [SteppingDesign] {
         allCases + (0..<OutsideDesigns.shared.count).map { SteppingDesign(id: .outside($0)) }
     }
@@ -135,8 +136,9 @@ public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable
     /// The design `step` and `pace` use unless told otherwise.
     @inlinable public static var `default`: SteppingDesign { .atomic }
 
-    /// The design every report compares to (the built-in whose traits say ``Traits/isReference``).
-    public static let reference: SteppingDesign = allCases.first { $0.traits.isReference }!
+    /// The design every report of StepBench compares to: ``seed``, the port of the original.
+    @_spi(Measurement)
+    public static let reference: SteppingDesign = .seed
 
     /// The built-in design named `rawValue`, or the outside design described with that name in
     /// this process, or nil. A design is encoded as its name and
@@ -164,6 +166,7 @@ public struct SteppingDesign: RawRepresentable, CaseIterable, Hashable, Sendable
     /// handled every signal `subscriber` has received so far; returns at once for synchronous
     /// designs. For tests and benchmarks that must know a subscriber is quiet. Must not be called
     /// from the stepper.
+    @_spi(Measurement)
     public static func waitUntilIdle(_ subscriber: AnyObject) {
         (subscriber as? any AsynchronousDelivery)?.waitUntilIdle()
     }

@@ -1,4 +1,4 @@
-import Stepping
+@_spi(Measurement) import Stepping
 
 extension Conformance {
     /// The scripted checks (one design driven by hand, and real OpenCombine publishers); the

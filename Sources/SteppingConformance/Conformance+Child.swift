@@ -1,5 +1,5 @@
 import Foundation
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// A rule's checks in a child process: one rule on one design per process, so that a design that
 /// crashes a check (a precondition of the design's own, a trap on what a misbehaving upstream

@@ -1,5 +1,5 @@
 import Foundation
-import Stepping
+@_spi(Measurement) import Stepping
 
 extension Conformance {
     /// The torture cases as checks of the rule each is about, each run by the configuration's

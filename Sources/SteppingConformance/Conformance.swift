@@ -1,5 +1,5 @@
 import Foundation
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// The conformance kit: every rule of docs/CONFORMANCE.md as black-box checks that run on any
 /// ``SteppingDesign`` — a built-in or one of your own — from a test target or a tool.

@@ -5,7 +5,7 @@ import SteppingConformance
 import TestSupport
 import Testing
 
-@testable import Stepping
+@_spi(Measurement) @testable import Stepping
 
 /// What the two actor designs do with a flood: an upstream that ignores demand, sending while
 /// the stepper runs, has every input dropped at once on its own thread (rule S1, as the other

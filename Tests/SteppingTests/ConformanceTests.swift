@@ -1,4 +1,4 @@
-import Stepping
+@_spi(Measurement) import Stepping
 @_spi(StepBench) import SteppingConformance
 import SteppingConformanceTesting
 import TestSupport

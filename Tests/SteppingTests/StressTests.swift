@@ -48,7 +48,7 @@ struct StressTests {
         let probe = StepperProbe<Int> { probe, index, _ in
             if index % 5 == 0 { probe.fulfil(index, .more) }
         }
-        let subscriber = Unchecked(design.subscriber(probe))
+        let subscriber = SteppingConformance.Unchecked(design.subscriber(probe))
         let upstream = CountingUpstream(
             count: count, deliverOn: kind == .queued ? DispatchQueue(label: "upstream") : nil)
         let eventsWhenCancelled = Atomic<Int>(-1)

@@ -1,5 +1,5 @@
 import Foundation
-import Stepping
+@_spi(Measurement) import Stepping
 @_spi(StepBench) import SteppingConformance
 import Testing
 

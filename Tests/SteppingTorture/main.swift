@@ -9,7 +9,7 @@
 //
 // Only the public API is used: what a user of the library can do, a user's upstream can do.
 import Foundation
-import Stepping
+@_spi(Measurement) import Stepping
 import SteppingConformance
 @_spi(StepBench) import SteppingConformance
 import TestSupport

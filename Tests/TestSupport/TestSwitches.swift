@@ -1,5 +1,5 @@
 import Foundation
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// Every environment variable that steers the tests, in one place and typed. Unset, each takes
 /// the value CI runs with; a value that is not what its switch takes stops the run, naming it.

@@ -14,7 +14,7 @@
 // threads and names come from ScenarioKind, which `stepbench list --format json` publishes.
 import Benchmark
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// The tolerances `thresholds check` applies at p90 against the committed Thresholds/. Only
 /// what the code alone decides is gated: mallocCountTotal of the benchmarks whose allocation

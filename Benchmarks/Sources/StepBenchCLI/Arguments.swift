@@ -1,7 +1,7 @@
 import ArgumentParser
 import StepBenchKit
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 // The values options take. Single values are parsed by ArgumentParser, which lists the valid
 // ones when a value is unknown; lists (`--design locked,atomic`) by ``CommaSeparated``.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StepBenchKit
-import Stepping
+@_spi(Measurement) import Stepping
 import SteppingConformance
 
 extension StepBench {

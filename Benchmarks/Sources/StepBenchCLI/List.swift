@@ -1,7 +1,7 @@
 import ArgumentParser
 import StepBenchKit
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 extension StepBench {
     struct List: ParsableCommand {

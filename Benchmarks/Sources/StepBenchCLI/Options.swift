@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import StepBenchKit
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// The designs and scenarios a measuring command selects (`run`, `profile`).
 struct Selection: ParsableArguments {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import StepBenchKit
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 extension StepBench {
     struct Profile: ParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import StepBenchKit
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// `stepbench`: measures the stepping designs. Tables go to stdout; progress and errors to stderr.
 public struct StepBench: ParsableCommand {

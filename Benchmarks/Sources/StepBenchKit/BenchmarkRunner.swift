@@ -1,6 +1,6 @@
 import Foundation
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 @_spi(StepBench) import SteppingConformance
 
 /// Runs a configuration: a warm-up of every combination, then rounds of one repetition of each,

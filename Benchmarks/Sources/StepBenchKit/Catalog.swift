@@ -1,5 +1,5 @@
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// What exists and what is exact, as the scripts and the report read it
 /// (`stepbench list --format json`): the designs, the scenarios with their floors, element counts

@@ -1,6 +1,6 @@
 import Foundation
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// `stepbench profile`: exact instructions per element under valgrind's callgrind, and where
 /// they go, function by function; and, with ``PathProfiler``, exact counts per event of every

@@ -1,6 +1,6 @@
 import Foundation
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// What `stepbench run` measures. `validate()` rejects bad input before anything is measured.
 /// Codable: a child process is handed one (``PassRequest``).

@@ -8,7 +8,7 @@
 // Only public products: the way an outside package brings designs to the tool.
 import Foundation
 import StepBenchCLI
-import Stepping
+@_spi(Measurement) import Stepping
 import Synchronization
 
 enum Fault: Sendable { case crash, hang, doubleInput }

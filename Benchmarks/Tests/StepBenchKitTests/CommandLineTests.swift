@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Stepping
+@_spi(Measurement) import Stepping
 @_spi(StepBench) import SteppingConformance
 import Testing
 

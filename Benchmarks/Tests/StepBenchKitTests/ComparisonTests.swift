@@ -1,5 +1,5 @@
 import Foundation
-import Stepping
+@_spi(Measurement) import Stepping
 import Testing
 
 @testable import StepBenchKit

@@ -1,5 +1,5 @@
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 @_spi(StepBench) import SteppingConformance
 import Testing
 

@@ -166,7 +166,7 @@ struct ActorMachine {
             gate.expectInput()
             machine.requestFromSubscription(demand)
         case .deliverCompletion(let ending, let released):
-            AnyStepperBox.from(released.stepper).complete(ending)
+            AnyStepperBox.erased(released.stepper).complete(ending)
         }
     }
 

@@ -87,5 +87,5 @@ extension SteppingDesign {
     /// mailbox, so an event driven from one thread is handled on it (two profiles of one build
     /// agree).
     static let actorDescription = Description(
-        name: "actor", traits: Traits(delivery: .onOwnExecutor, countsFollowTheSchedule: false))
+        name: "actor", traits: Traits(delivery: .onOwnExecutor).measured(countsFollowTheSchedule: false))
 }

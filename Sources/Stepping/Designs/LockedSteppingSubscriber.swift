@@ -42,10 +42,7 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         acquire()
         let action = machine.receiveSubscription(subscription)
         lock.unlock()
-        switch action {
-        case .requestFirst(let subscription): subscription.request(.max(1))
-        case .cancel(let subscription): subscription.cancel()
-        }
+        action.perform()
     }
 
     @inlinable
@@ -54,7 +51,7 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         let action = machine.receiveInput()
         lock.unlock()
         guard case .callStepper(let stepper, let id) = action else { return .none }
-        unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(input, StepPromise(target: self, id: id))
+        StepperBox<Input, Failure>.from(stepper).input(input, StepPromise(target: self, id: id))
         acquire()
         let returned = machine.stepperReturned()
         lock.unlock()

@@ -35,18 +35,14 @@ final class MutexSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
     @inlinable
     func receive(subscription: any Subscription) {
         let subscription = Unchecked(subscription)
-        let action = locked { Unchecked($0.value.receiveSubscription(subscription.value)) }
-        switch action.value {
-        case .requestFirst(let subscription): subscription.request(.max(1))
-        case .cancel(let subscription): subscription.cancel()
-        }
+        locked { Unchecked($0.value.receiveSubscription(subscription.value)) }.value.perform()
     }
 
     @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
         let action = locked { Unchecked($0.value.receiveInput()) }
         guard case .callStepper(let stepper, let id) = action.value else { return .none }
-        unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(input, StepPromise(target: self, id: id))
+        StepperBox<Input, Failure>.from(stepper).input(input, StepPromise(target: self, id: id))
         let returned = locked { Unchecked($0.value.stepperReturned()) }
         // The common case inline: a static call on the generic `StepperBox<Input, Failure>` would
         // look up its metadata for every element (the per-function profile shows it).

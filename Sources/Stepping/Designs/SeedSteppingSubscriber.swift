@@ -221,6 +221,5 @@ extension SteppingDesign {
                     .r3,
                     "the stepper is released while the lock is held: a deinit that calls back into the subscriber deadlocks"
                 ),
-            ],
-            isReference: true))
+            ]))
 }

@@ -53,7 +53,7 @@ actor StepActor<Input, Failure: Error> {
             return
         }
         mailbox.stepping = true
-        unsafeDowncast(stepper, to: StepperBox<Input, Failure>.self).input(mailbox.current.move(), promise)
+        StepperBox<Input, Failure>.from(stepper).input(mailbox.current.move(), promise)
         mailbox.stepping = false
         // A `.more` fulfilled inside the call, before anything else of this thread's: first.
         let more = mailbox.takePendingMore()

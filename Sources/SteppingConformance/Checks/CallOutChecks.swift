@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// What a design does around its call-outs: an upstream that calls back from another thread
 /// inside `request` (C4, R4), a cancel that follows a re-entrant completion (C6), and a promise

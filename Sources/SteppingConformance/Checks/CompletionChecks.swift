@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// Rules C1–C5 and R1 of CONFORMANCE.md, for every design.
 enum CompletionChecks {

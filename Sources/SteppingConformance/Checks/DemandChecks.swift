@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// Rules D1–D5 of CONFORMANCE.md, for every design.
 enum DemandChecks {

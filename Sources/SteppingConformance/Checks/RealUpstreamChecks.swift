@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// The rules against OpenCombine's own publishers, through the public `step` operator.
 enum RealUpstreamChecks {

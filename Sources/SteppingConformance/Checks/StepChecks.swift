@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// Rules S1–S5 of CONFORMANCE.md, for every design.
 enum StepChecks {

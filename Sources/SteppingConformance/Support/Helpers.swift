@@ -1,5 +1,5 @@
 import Foundation
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// The failure the tests' publishers and steppers use.
 package struct TestError: Error, Equatable {

@@ -1,5 +1,5 @@
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// A strategy that steps through a built-in design: a design that subscribes itself, whose
 /// behaviour is known, so that the relay in front of strategies (`makeSubscriber` on a strategy

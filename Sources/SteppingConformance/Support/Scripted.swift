@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// One design driven by hand: a recording subscription, a probe stepper, the subscriber.
 package struct Scripted: @unchecked Sendable {  // every member is a thread-safe object

@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 import Synchronization
 
 // Torture cases about cancel(): inside a request, right after subscribing.

@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 import Synchronization
 
 // Torture cases about demand: storms, slow and re-entrant requests, upstreams that ignore demand.

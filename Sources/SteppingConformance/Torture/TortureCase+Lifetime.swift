@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 import Synchronization
 
 // Torture cases about lifetimes and completions: releases in call-outs, re-entrant and double completions.

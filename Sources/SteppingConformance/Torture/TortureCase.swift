@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 import Synchronization
 
 /// The hostile cases. Each returns the violations it saw (empty: the design held). The kit runs

@@ -1,5 +1,5 @@
 import Foundation
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// The torture cases in child processes: one case against one design per process, so that a case
 /// that crashes or deadlocks a design costs that case, not the run. Any executable that knows the

@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 import Synchronization
 
 /// Which round a case is in, for the watchdog's message.

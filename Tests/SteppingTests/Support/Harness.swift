@@ -1,4 +1,4 @@
-import Stepping
+@_spi(Measurement) import Stepping
 import TestSupport
 
 /// The designs under test: every design, minus ``TestSwitches/excludedDesigns``.

@@ -1,4 +1,4 @@
-import Stepping
+@_spi(Measurement) import Stepping
 import Testing
 
 /// Runs `body` for `design`; where the design's traits declare one of `rules` broken (as `seed`,

@@ -1,7 +1,7 @@
 import AsyncAlgorithms
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// swift-async-algorithms' `AsyncChannel`: a producer task iterates OpenCombine's `.values` and
 /// `send`s each input, suspending until the consumer takes it; a consumer task iterates the
@@ -16,8 +16,8 @@ struct AsyncChannelPeer: SteppingStrategy {
             LoopIssues.poolWidth,
             LoopIssues.twoTasksSlow,
             .init(.d2, "the producer task asks upstream for the next input as soon as the consumer takes one"),
-        ],
-        instructionTolerance: peerInstructionTolerance)
+        ]
+    ).measured(instructionTolerance: peerInstructionTolerance)
 
     func step<Upstream: Publisher>(
         _ upstream: Upstream,

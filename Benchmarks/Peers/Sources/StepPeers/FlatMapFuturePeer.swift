@@ -1,5 +1,5 @@
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// The pure-Combine idiom: `flatMap(maxPublishers: .max(1))` turns each input into a `Future`
 /// that is fulfilled by the promise, and asks upstream for the next input when the `Future`
@@ -27,8 +27,8 @@ struct FlatMapFuturePeer: SteppingStrategy {
             .init(.c6, "a completion sent from inside the stepper reaches it inside that call, or after .cancel"),
             .init(.r1, "the chain keeps the stepper (flatMap's transform) after the completion"),
             .init(.r3, "the stepper is not released at the completion (R1)"),
-        ],
-        instructionTolerance: peerInstructionTolerance)
+        ]
+    ).measured(instructionTolerance: peerInstructionTolerance)
 
     func step<Upstream: Publisher>(
         _ upstream: Upstream,

@@ -1,5 +1,5 @@
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// OpenCombine's `.values` (an `AsyncThrowingPublisher`: the stepping contract as a
 /// `for try await` loop, each `next()` requesting `.max(1)`), iterated on a task started per
@@ -14,8 +14,8 @@ struct ValuesPeer: SteppingStrategy {
             .init(
                 .s3, "a promise fulfilled after cancel() resumes the cancelled loop, which asks upstream once more",
                 isIntermittent: true),
-        ],
-        instructionTolerance: peerInstructionTolerance)
+        ]
+    ).measured(instructionTolerance: peerInstructionTolerance)
 
     func step<Upstream: Publisher>(
         _ upstream: Upstream,

@@ -1,7 +1,7 @@
 import AsyncAlgorithms
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// swift-async-algorithms' `MultiProducerSingleConsumerAsyncChannel` with
 /// `.watermark(low: 1, high: 1)`: a subscriber `send`s each input to the channel's source and
@@ -18,8 +18,8 @@ struct WatermarkChannelPeer: SteppingStrategy {
             .init(LoopIssues.poolWidth.rule, LoopIssues.poolWidth.reason, isIntermittent: true),
             LoopIssues.twoTasksSlow,
             .init(.d2, "the channel asks for the next input as soon as the consumer takes one (low watermark 1)"),
-        ],
-        instructionTolerance: peerInstructionTolerance)
+        ]
+    ).measured(instructionTolerance: peerInstructionTolerance)
 
     func step<Upstream: Publisher>(
         _ upstream: Upstream,

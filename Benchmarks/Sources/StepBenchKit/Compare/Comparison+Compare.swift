@@ -1,5 +1,5 @@
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 extension Comparison {
     public static func compare(

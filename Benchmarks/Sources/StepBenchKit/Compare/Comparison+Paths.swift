@@ -1,5 +1,5 @@
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 extension Comparison {
     /// Exact counts (instructions, synchronising instructions, allocations) are the compiler's

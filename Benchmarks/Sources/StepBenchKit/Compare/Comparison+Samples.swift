@@ -1,5 +1,5 @@
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 extension Comparison {
     /// Every timing metric of `row` with its per-repetition samples: the raw metrics, and

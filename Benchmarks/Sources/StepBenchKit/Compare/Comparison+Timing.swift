@@ -1,6 +1,6 @@
 import Foundation
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 extension ScenarioKind {
     /// The metric a timing comparison decides this scenario on (the type's family, see

@@ -1,6 +1,6 @@
 import Foundation
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// `stepbench compare`: every (scenario, design, threads, metric) of two results files, with
 /// the ratio current/baseline, its 95% confidence interval and a verdict.

@@ -1,6 +1,6 @@
 import Foundation
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 @_spi(StepBench) import SteppingConformance
 
 /// How `stepbench compare`'s timing detector behaves on one noise profile: synthetic A/A and
@@ -71,7 +71,7 @@ public struct DetectorCalibration: Codable, Equatable, Sendable {
         guard entry.metric == .nsPerElementVsFloor, let design = entry.design.design else {
             return false
         }
-        return design.deliversSynchronously && !design.traits.isReference
+        return design.deliversSynchronously && design != .reference
     }
 
     /// Calibrates the detector on `profile` (named `name` in the result) with `trials` synthetic

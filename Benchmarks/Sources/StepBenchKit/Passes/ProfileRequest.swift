@@ -1,6 +1,6 @@
 import Foundation
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// What `stepbench profile` asks of a child run under callgrind (`stepbench child`, a
 /// ``ChildRequest`` on stdin): one repetition of a single-thread scenario with `elements`

@@ -1,6 +1,6 @@
 import Foundation
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 @_spi(StepBench) import SteppingConformance
 
 /// `stepbench profile`'s path rows: for every design (and the floor, where a path has one) and

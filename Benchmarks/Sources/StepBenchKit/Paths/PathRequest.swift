@@ -1,6 +1,6 @@
 import Foundation
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// What the path profiler asks of its child process (`stepbench child`, hidden), as JSON on
 /// the child's standard input: drive each path of `subject` once per count in `events`, each in

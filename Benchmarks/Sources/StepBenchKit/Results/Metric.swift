@@ -1,4 +1,4 @@
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// The figures StepBench reports, by the names results, comparisons, noise profiles and exports
 /// use for them (their raw values, which files and scripts read).

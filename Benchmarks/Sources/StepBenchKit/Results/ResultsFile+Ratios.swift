@@ -1,6 +1,6 @@
 import Foundation
 import StepBenchScenarios
-import Stepping
+@_spi(Measurement) import Stepping
 
 extension ResultsFile {
     /// Fills in the ratios to the reference design (`ratioToSeed`, its name on disk) and to the

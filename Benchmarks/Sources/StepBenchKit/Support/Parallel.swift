@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
-import Stepping
+@_spi(Measurement) import Stepping
+@_spi(StepBench) import SteppingConformance
 import Synchronization
 
 /// `body` applied to every element, at most `width` at a time (worker threads take the next

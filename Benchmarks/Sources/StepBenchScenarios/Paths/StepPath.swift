@@ -1,4 +1,4 @@
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// One transition of a stepping design, driven alone, on one thread, through the public API,
 /// so that `stepbench profile` can count it exactly (instructions, synchronising instructions,

@@ -1,4 +1,4 @@
-import Stepping
+@_spi(Measurement) import Stepping
 
 /// What a path driver drives: a plain subscriber (the floor: no stepper, no promise), floor-step
 /// (the stepping API with no synchronisation, ``FloorStep``), or one of the designs. A design's

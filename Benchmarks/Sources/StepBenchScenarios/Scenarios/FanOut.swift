@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-import Stepping
+@_spi(Measurement) import Stepping
 @_spi(StepBench) import SteppingConformance
 import Synchronization
 

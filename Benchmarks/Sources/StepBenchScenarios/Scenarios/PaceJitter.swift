@@ -1,7 +1,7 @@
 import Foundation
 @preconcurrency import OpenCombine
 import OpenCombineDispatch
-import Stepping
+@_spi(Measurement) import Stepping
 @_spi(StepBench) import SteppingConformance
 import Synchronization
 
