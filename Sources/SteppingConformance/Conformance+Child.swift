@@ -13,6 +13,10 @@ import Foundation
 /// to stdout per failure (tabs and newlines in the message as spaces); it exits 0 when it ran the
 /// checks (whatever they found), 2 on bad arguments.
 extension Conformance {
+    /// Seconds a rule's child process may run before its parent stops it: far above any rule's
+    /// checks, whose stalls the child's own stall limit catches first.
+    static let childTimeLimit: Double = 1_800
+
     /// The child's side: runs the rule `arguments` name and exits as above.
     public static func ruleChildMain(_ arguments: [String], executable: URL) -> Never {
         ChildGuard.dieWithParent()
@@ -59,7 +63,7 @@ extension Conformance {
             outcome = try ChildLaunch(
                 executable: executable,
                 arguments: arguments + [rule.rawValue, design.rawValue, String(stallLimit)] + tortureArguments
-            ).run()
+            ).run(timeLimit: Self.childTimeLimit)
         } catch {
             return result([
                 .init(
@@ -73,7 +77,14 @@ extension Conformance {
             guard fields.count == 5, fields[0] == "failure", let number = Int(fields[3]) else { return nil }
             return .init(check: fields[1], message: fields[4], fileID: fields[2], filePath: fields[2], line: number)
         }
-        if !outcome.succeeded {
+        if outcome.timedOut {
+            failures.append(
+                .init(
+                    check: rule.rawValue,
+                    message:
+                        "its child process ran past \(Int(Self.childTimeLimit)) s and was stopped (a stall its own watchdog did not catch)",
+                    fileID: #fileID, filePath: #filePath, line: #line))
+        } else if !outcome.succeeded {
             let lines = errText.split(separator: "\n").map(String.init)
             let check = lines.last { $0.hasPrefix("check ") }.map { String($0.dropFirst(6)) } ?? rule.rawValue
             let how =

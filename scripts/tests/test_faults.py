@@ -67,6 +67,70 @@ def test_a_crash_and_a_hang_cost_their_rows_and_the_rest_is_written(tmp_path):
     print(f"crash and hang (watchdog 5 s) in {took:.1f} s")
 
 
+def test_a_crash_after_a_complete_answer_costs_no_row(tmp_path):
+    out = tmp_path / "run.json"
+    done = subprocess.run(
+        [faults_binary(), "run", "--allow-debug", "--design", "atomic", "--scenario", "sync-step,floor-sync",
+         "--threads", "1", "--elements", "2000", "--repetitions", "2", "--output", str(out)],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "STEPBENCH_FAULTS_CRASH_AFTER_ANSWER": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = {(r["scenario"], r["design"]): r for r in json.load(open(out))["rows"]}
+    assert all(r["status"] == "ok" for r in rows.values()), rows
+    assert "after its complete answer: the answer stands, no row is charged" in done.stderr, done.stderr[-3000:]
+
+
+def test_a_child_that_exits_before_reading_its_request_leaves_the_parent_running(tmp_path):
+    # The counting build's path given as a binary that exits at once, without reading its
+    # request (as `/usr/bin/env` does when valgrind is missing): the parent's write meets a
+    # closed pipe. It must say what happened, not die of SIGPIPE (exit 141, no message).
+    out = tmp_path / "run.json"
+    done = subprocess.run(
+        [faults_binary(), "run", "--allow-debug", "--design", "atomic", "--scenario", "sync-step", "--threads", "1",
+         "--elements", "2000", "--repetitions", "2", "--counting-build", "/bin/true", "--output", str(out)],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode not in (-signal.SIGPIPE, 128 + signal.SIGPIPE), done.returncode
+    assert done.returncode == 1 and "counting pass" in done.stderr, (done.returncode, done.stderr[-2000:])
+
+
+def test_a_killed_stepbench_leaves_no_command_it_asked(tmp_path):
+    # `git` on PATH is a script that becomes a long sleep under a name of its own: stepbench asks
+    # git (the run's machine fingerprint, first thing) and is killed meanwhile (SIGKILL: no
+    # handler runs).
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    (shims / "git").write_text("#!/bin/bash\nexec -a stepbench-test-git-shim sleep 300\n")
+    (shims / "git").chmod(0o755)
+    parent = subprocess.Popen([faults_binary(), "run", "--allow-debug", "--design", "atomic", "--scenario", "sync-step",
+                               "--threads", "1", "--elements", "1000", "--repetitions", "1",
+                               "--output", str(tmp_path / "run.json")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env={**os.environ, "PATH": f"{shims}:{os.environ['PATH']}"})
+
+    def shims_running():
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if open(f"/proc/{pid}/cmdline", "rb").read().startswith(b"stepbench-test-git-shim"):
+                    found.append(int(pid))
+            except OSError:
+                pass
+        return found
+
+    deadline = time.monotonic() + 60
+    while not shims_running():
+        assert parent.poll() is None and time.monotonic() < deadline, "stepbench did not ask git"
+        time.sleep(0.1)
+    parent.kill()
+    parent.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while shims_running() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = shims_running()
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], "the git stepbench started outlived it"
+
+
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_a_stopped_run_leaves_no_process(tmp_path, stop):
     binary = faults_binary()
@@ -87,3 +151,25 @@ def test_a_stopped_run_leaves_no_process(tmp_path, stop):
         time.sleep(0.1)
     assert processes_of(binary) == [], "the measuring child outlived its parent"
     assert not (tmp_path / "run.json").exists()
+    said = run.stderr.read().decode()
+    assert f"stopped by {signal.Signals(stop).name} during the timing pass: nothing written" in said, said[-2000:]
+
+
+def test_a_profile_child_that_crashes_or_hangs_costs_its_target_and_the_rest_is_written(tmp_path):
+    out = tmp_path / "profile.json"
+    started = time.monotonic()
+    done = subprocess.run(
+        [faults_binary(), "profile", "--design", "crashing,hanging,atomic", "--scenario", "sync-step",
+         "--elements", "1000", "--path", "none", "--watchdog", "15", "--output", str(out)],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "STEPBENCH_FAULT_AT": "100"})
+    took = time.monotonic() - started
+    assert done.returncode == 4, done.stderr[-3000:]
+    data = json.load(open(out))
+    faults = {(f["scenario"], f["design"]): f for f in data["profileFaults"]}
+    assert faults[("sync-step", "hanging")]["status"] == "hung", faults
+    assert "watchdog" in faults[("sync-step", "hanging")]["failure"]
+    assert faults[("sync-step", "crashing")]["status"] == "crashed", faults
+    assert [(p["scenario"], p["design"]) for p in data["profiles"]] == [("sync-step", "atomic")], data["profiles"]
+    assert "HUNG: sync-step hanging" in done.stderr and "CRASHED: sync-step crashing" in done.stderr
+    assert processes_of(faults_binary()) == [], "no profiling process left behind"
+    print(f"a crash and a hang under callgrind (watchdog 15 s) in {took:.1f} s")

@@ -24,11 +24,18 @@ extension StepBench {
 
         @OptionGroup var destination: Destination
 
+        @Option(
+            help:
+                "Seconds one profiling child (a callgrind run) may take before it is stopped and its target marked hung; the profile goes on without it."
+        )
+        var watchdog: Double = Profiler.defaultWatchdog
+
         var scenarios: [ScenarioKind] { selection.scenario ?? Profiler.scenarios }
 
         func validate() throws {
             guard elements > 0 else { throw ValidationError("--elements must be a positive number, got \(elements)") }
             guard events > 0 else { throw ValidationError("--events must be a positive number, got \(events)") }
+            guard watchdog > 0 else { throw ValidationError("--watchdog must be positive, e.g. 900") }
             try StepBench.validating {
                 try Profiler.check(scenarios: scenarios)
                 if destination.output != nil { try destination.checkWritable() }
@@ -42,9 +49,11 @@ extension StepBench {
             profiler.eventsLow = events
             profiler.eventsHigh = events * 3
             profiler.progress = { printError("\($0)\n") }
-            let (rows, paths) = try profiler.profile(scenarios: scenarios, paths: path, designs: selection.design)
+            profiler.watchdog = watchdog
+            let (rows, paths, faults) = try profiler.profile(
+                scenarios: scenarios, paths: path, designs: selection.design)
             let machine = MachineFingerprint.current()
-            let file = ResultsFile.profiled(rows, paths: paths, machine: machine, elements: elements)
+            let file = ResultsFile.profiled(rows, paths: paths, faults: faults, machine: machine, elements: elements)
             let (url, latest) = destination.urls(machineID: machine.machineID, prefix: "profile-")
             try file.write(to: url)
             if let latest { try file.write(to: latest) }
@@ -64,6 +73,13 @@ extension StepBench {
             if !paths.isEmpty { print(PathTable.text(paths)) }
             if let splits = file.costSplits { print(CostSplitTable.text(splits)) }
             printError("profile written to \(url.path)\n")
+            for fault in faults {
+                printError("\(fault.status.rawValue.uppercased()): \(fault.target): \(fault.failure)\n")
+            }
+            if !faults.isEmpty {
+                printError("stepbench profile: \(faults.count) target(s) crashed or hung (the others were profiled)\n")
+                throw ExitCode.designFault
+            }
         }
     }
 }

@@ -113,6 +113,7 @@ extension StepBench {
         }
 
         func run() throws {
+            Interruption.install()
             var configuration = try makeConfiguration()
             let machine = MachineFingerprint.current()
             let (url, latest) = destination.urls(machineID: machine.machineID)
@@ -135,6 +136,7 @@ extension StepBench {
                     var processes: [ResultsFile] = []
                     for r in 0..<reps {
                         printError("— timing pass, process \(r + 1) of \(reps)\n")
+                        Interruption.during("the timing pass (process \(r + 1) of \(reps))")
                         let faults = processes.last.map(PassRequest.Fault.recorded) ?? []
                         // the first process sizes the combinations, the others run its sizes
                         one.sizedElements = processes.first.map { $0.rows.map(\.elements) }
@@ -145,18 +147,21 @@ extension StepBench {
                     timing = try ResultsFile.mergedPerProcess(processes)
                 } else {
                     printError("— timing pass (child process, jemalloc thread caches on)\n")
+                    Interruption.during("the timing pass")
                     timing = try PassRequest(configuration, pass: .timing, orderSeed: seed).ask(
                         Child.process, environment: threadCaches, watchdog: watchdog)
                 }
                 // the passes after it count over the elements the timing pass sized
                 configuration.sizedElements = timing.rows.map(\.elements)
                 printError("— allocation pass (child process, thread caches off: exact counts)\n")
+                Interruption.during("the allocation pass (the timing pass had finished)")
                 let allocations = try PassRequest(
                     configuration, pass: .allocations, orderSeed: seed, faults: PassRequest.Fault.recorded(in: timing)
                 ).ask(Child.process, environment: Measuring.counts.environment, watchdog: watchdog)
                 var combined = try RunPasses.combine(timing: timing, allocations: allocations)
                 if let countingBuild {
                     printError("— counting pass (\(countingBuild), a counting build: contention per element)\n")
+                    Interruption.during("the counting pass (the timing and allocation passes had finished)")
                     let request = PassRequest(
                         configuration, pass: .counting, orderSeed: seed,
                         faults: PassRequest.Fault.recorded(in: combined))
@@ -183,6 +188,9 @@ extension StepBench {
         }
 
         func finish(_ file: ResultsFile, url: URL, latest: URL?) throws {
+            Interruption.during(
+                "writing the results",
+                outcome: "each file is written whole or not at all (a temporary file, then a rename)")
             try file.write(to: url)
             if let latest { try file.write(to: latest) }
             print(SummaryTable.render(file))
@@ -207,6 +215,41 @@ extension StepBench {
                 throw ExitCode.designFault
             }
             if !failed.isEmpty { throw ExitCode.verificationFailed }
+        }
+    }
+}
+
+/// What `stepbench run` says when SIGINT or SIGTERM stops it: a run writes its file only when
+/// every pass has finished, so a stopped run wrote nothing, and it says so, naming the pass it
+/// was in (and which had finished); then it dies of the signal, as it would have (its measuring
+/// children die with it, ``ChildGuard``). The handler only writes a message composed beforehand
+/// (`write(2)` is async-signal-safe), restores the default action and raises the signal again.
+enum Interruption {
+    static let nothingWritten = "nothing written (a run writes its results only when every pass has finished)"
+    private static let capacity = 1_024
+    /// The message's tail, composed by ``during(_:outcome:)``; the handler writes it as it is.
+    nonisolated(unsafe) private static let message = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+    nonisolated(unsafe) private static var length = 0
+
+    /// Where the run is, for the message.
+    static func during(_ what: String, outcome: String = nothingWritten) {
+        let text = Array(" during \(what): \(outcome)\n".utf8.prefix(capacity))
+        length = 0  // a signal between these writes says less, never garbage
+        text.withUnsafeBufferPointer { message.update(from: $0.baseAddress!, count: $0.count) }
+        length = text.count
+    }
+
+    static func install() {
+        during("its set-up")
+        for number in [SIGINT, SIGTERM] {
+            signal(number) { number in
+                let name: StaticString =
+                    number == SIGINT ? "\nstepbench run: stopped by SIGINT" : "\nstepbench run: stopped by SIGTERM"
+                _ = write(STDERR_FILENO, name.utf8Start, name.utf8CodeUnitCount)
+                _ = write(STDERR_FILENO, Interruption.message, Interruption.length)
+                signal(number, SIG_DFL)
+                raise(number)
+            }
         }
     }
 }

@@ -25,6 +25,10 @@ public struct BenchmarkRunner {
     /// Called with a combination's index (in ``combinations``) before each repetition of it
     /// runs: a measuring child's journal, which tells its parent where it crashed or hung.
     public var journal: (Int) -> Void = { _ in }
+    /// Called once every combination has run, before the file is made (the machine's
+    /// fingerprint asks git and swift): the journal's last line, so that a fault after it is
+    /// not charged to the last combination.
+    public var finished: () -> Void = {}
     /// Combinations not to run, as an earlier process of the same pass left them (a crash, a
     /// hang): their rows carry the fault's status and failure.
     public var faults: [PassRequest.Fault] = []
@@ -167,6 +171,7 @@ public struct BenchmarkRunner {
             }
         }
 
+        finished()
         let rows = combos.indices.map { i -> ResultsFile.Row in
             let c = combos[i]
             let ok = failures[i] == nil && !raw[i].isEmpty

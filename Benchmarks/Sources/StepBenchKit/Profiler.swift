@@ -29,6 +29,11 @@ public struct Profiler {
     public var eventsLow = 200
     public var eventsHigh = 600
     public var progress: (String) -> Void = { _ in }
+    /// Seconds a profiling child (one callgrind run) may take before it is killed and its
+    /// target recorded `hung` (``ResultsFile/ProfileFault``); the profile goes on without it.
+    public var watchdog: Double = Self.defaultWatchdog
+    /// Far above the slowest child of the default profile (about a minute: the peers' paths).
+    public static let defaultWatchdog: Double = 900
     /// How this tool starts its children (its stripped copy is started the same way).
     public var child: ChildProcess
 
@@ -45,9 +50,10 @@ public struct Profiler {
         }
     }
 
-    /// The scenarios' rows, and the rows of `paths` (none when empty).
+    /// The scenarios' rows, the rows of `paths` (none when empty), and the targets whose child
+    /// crashed or hung (their rows missing).
     public func profile(scenarios: [ScenarioKind], paths: [StepPath], designs: [SteppingDesign]) throws -> (
-        [ResultsFile.ProfileRow], [ResultsFile.PathRow]
+        [ResultsFile.ProfileRow], [ResultsFile.PathRow], [ResultsFile.ProfileFault]
     ) {
         // A name of one length whatever the process id: the profiled child's argument strings
         // (the binary's path) sit on its stack, and their length moves what lies after them.
@@ -58,20 +64,22 @@ public struct Profiler {
         defer { try? FileManager.default.removeItem(at: work) }
         let binary = work.appendingPathComponent("stepbench")
         try FileManager.default.copyItem(at: child.executable, to: binary)
-        try run("strip", ["-g", binary.path])
+        try run("strip", ["-g", binary.path], timeLimit: 120)
         let stripped = child.running(binary)
-        let rows = try profile(scenarios: scenarios, designs: designs, child: stripped, work: work)
+        let (rows, faults) = try profile(scenarios: scenarios, designs: designs, child: stripped, work: work)
         var pathProfiler = PathProfiler()
         pathProfiler.valgrind = valgrind
         pathProfiler.progress = progress
+        pathProfiler.watchdog = watchdog
         (pathProfiler.eventsLow, pathProfiler.eventsHigh) = (eventsLow, eventsHigh)
-        let pathRows =
-            paths.isEmpty ? [] : try pathProfiler.profile(paths: paths, designs: designs, child: stripped, work: work)
-        return (rows, pathRows)
+        let (pathRows, pathFaults) =
+            paths.isEmpty
+            ? ([], []) : try pathProfiler.profile(paths: paths, designs: designs, child: stripped, work: work)
+        return (rows, pathRows, faults + pathFaults)
     }
 
     private func profile(scenarios: [ScenarioKind], designs: [SteppingDesign], child: ChildProcess, work: URL) throws
-        -> [ResultsFile.ProfileRow]
+        -> ([ResultsFile.ProfileRow], [ResultsFile.ProfileFault])
     {
         let targets = scenarios.flatMap { scenario in
             scenario.subjects(among: designs).map { ProfileRequest.Target(scenario, $0) }
@@ -86,17 +94,36 @@ public struct Profiler {
             progressLock.withLock {
                 progress("profiling \(name) (\(elementsLow) and \(elementsHigh) elements under callgrind)")
             }
-            let low = try count(child, target, elementsLow, work)
-            let high = try count(child, target, elementsHigh, work)
+            let low: (total: UInt64, functions: [String: UInt64])
+            let high: (total: UInt64, functions: [String: UInt64])
+            do {
+                low = try count(child, target, elementsLow, work)
+                high = try count(child, target, elementsHigh, work)
+            } catch let fault as ChildFault {
+                progressLock.withLock {
+                    progress("\(fault.status.rawValue.uppercased()): profile \(name): \(fault.what)")
+                }
+                return Counted.fault(fault)
+            }
             guard high.total > low.total else {
                 throw ScenarioFailure(
                     "profile \(name): \(high.total) instructions for \(elementsHigh) elements, not more than \(low.total) for \(elementsLow)"
                 )
             }
-            return (low, high)
+            return Counted.counts(low, high)
         }
         var rows: [ResultsFile.ProfileRow] = []
-        for (target, (low, high)) in zip(targets, counts) {
+        var faults: [ResultsFile.ProfileFault] = []
+        for (target, counted) in zip(targets, counts) {
+            guard case .counts(let low, let high) = counted else {
+                if case .fault(let fault) = counted {
+                    faults.append(
+                        .init(
+                            scenario: target.scenario, design: target.subject, status: fault.status, failure: fault.what
+                        ))
+                }
+                continue
+            }
             let (elementsLow, elementsHigh) = elements(of: target.subject)
             let span = Double(elementsHigh - elementsLow)
             rows.append(
@@ -108,7 +135,13 @@ public struct Profiler {
                         low.functions, high.functions, span: span, keeping: Self.functionsKept),
                     collection: .measuredWindow))
         }
-        return rows
+        return (rows, faults)
+    }
+
+    /// One target's two windows, or the fault of its child.
+    private enum Counted {
+        case counts((total: UInt64, functions: [String: UInt64]), (total: UInt64, functions: [String: UInt64]))
+        case fault(ChildFault)
     }
 
     /// The two windows' elements of `subject`: a quarter of ``elementsLow`` and ``elementsHigh``
@@ -130,7 +163,7 @@ public struct Profiler {
             "callgrind.\(target.scenario.rawValue).\(target.subject).\(elements)")
         let (command, arguments) = child.underCallgrind(valgrind, output: out)
         let request = ProfileRequest(target, elements: elements)
-        try run(command, arguments, input: try JSONEncoder().encode(ChildRequest.profile(request)))
+        try run(command, arguments, input: try JSONEncoder().encode(ChildRequest.profile(request)), timeLimit: watchdog)
         let windows = try CallgrindDump.parts(of: out).filter {
             $0.trigger == "Client Request: \(MeasuredWindow.labelPrefix)"
         }
@@ -142,17 +175,19 @@ public struct Profiler {
         return (window.total, window.functions)
     }
 
-    private func run(_ command: String, _ arguments: [String], input: Data? = nil) throws {
-        _ = try Measuring.instructions.run(command, arguments, input: input, what: "profile: \(command)")
+    private func run(_ command: String, _ arguments: [String], input: Data? = nil, timeLimit: Double? = nil) throws {
+        _ = try Measuring.instructions.run(
+            command, arguments, input: input, what: "profile: \(command)", timeLimit: timeLimit)
     }
 }
 
 extension ResultsFile {
     /// A results file holding only `stepbench profile` rows.
     public static func profiled(
-        _ profiles: [ProfileRow], paths: [PathRow], machine: MachineFingerprint, elements: Int
+        _ profiles: [ProfileRow], paths: [PathRow], faults: [ProfileFault] = [], machine: MachineFingerprint,
+        elements: Int
     ) -> ResultsFile {
-        ResultsFile(
+        var file = ResultsFile(
             schema: currentSchema, createdAt: ISO8601DateFormatter().string(from: Date()), machine: machine,
             configuration: .init(
                 preset: .quick, repetitions: 1, warmup: false, threads: [1],
@@ -162,5 +197,7 @@ extension ResultsFile {
             costSplits: {
                 let s = CostSplit.splits(profiles: profiles, paths: paths); return s.isEmpty ? nil : s
             }())
+        file.profileFaults = faults.isEmpty ? nil : faults
+        return file
     }
 }

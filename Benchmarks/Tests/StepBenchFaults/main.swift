@@ -5,6 +5,8 @@
 //   crashing      the stepper call traps (a crash at the n-th element)
 //   hanging       the stepper call never returns
 //   double-input  the input is delivered twice, the second while its promise is open
+// And one fault of the harness's own: with STEPBENCH_FAULTS_CRASH_AFTER_ANSWER=1, a measuring
+// child (`child`) aborts as it exits, after its complete answer.
 // Only public products: the way an outside package brings designs to the tool.
 import Foundation
 import StepBenchCLI
@@ -48,4 +50,9 @@ extension SteppingDesign {
     static let doubleInput = SteppingDesign(name: "double-input", factory: FaultyAtomic(fault: .doubleInput))
 }
 
+if ProcessInfo.processInfo.environment["STEPBENCH_FAULTS_CRASH_AFTER_ANSWER"] == "1",
+    CommandLine.arguments.dropFirst().first == "child"
+{
+    atexit { abort() }
+}
 StepBench.main(designs: [.crashing, .hanging, .doubleInput])

@@ -5,7 +5,7 @@ import Synchronization
 /// callgrind runs, the conformance kit's rule and torture children, and the commands the tool
 /// asks (git, objdump, strip). The child gets this process's environment with `environment`
 /// and ``ChildGuard/environment`` added (it dies with this process), and the thread that starts
-/// it waits for it (see ``ChildGuard``). ``run(input:mergingOutput:)`` feeds its standard input
+/// it waits for it (see ``ChildGuard``). ``run(input:mergingOutput:timeLimit:)`` feeds its standard input
 /// and drains both output pipes at once, so that neither can fill and stall it; a caller that
 /// reads the output as it comes (`stepbench run`'s watchdog) takes ``process()`` instead.
 @_spi(StepBench)
@@ -21,13 +21,26 @@ public struct ChildLaunch: Sendable {
         self.environment = environment
     }
 
-    /// A command found on PATH.
+    /// A command found on PATH. On Linux it is started through util-linux's `setpriv
+    /// --pdeathsig KILL` (where installed, as on every Debian), so that it dies with this
+    /// process as the bench's own children do (``ChildGuard``): a `git`, `objdump` or `strip`
+    /// outlives no stopped or killed stepbench.
     public static func command(_ name: String, _ arguments: [String], environment: [String: String] = [:])
         -> ChildLaunch
     {
-        ChildLaunch(
+        #if os(Linux)
+            if FileManager.default.isExecutableFile(atPath: setpriv) {
+                return ChildLaunch(
+                    executable: URL(fileURLWithPath: setpriv),
+                    arguments: ["--pdeathsig", "KILL", "--", name] + arguments,
+                    environment: environment)
+            }
+        #endif
+        return ChildLaunch(
             executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: [name] + arguments, environment: environment)
     }
+
+    static let setpriv = "/usr/bin/setpriv"
 
     /// How a child ended and what it wrote.
     public struct Outcome {
@@ -37,8 +50,14 @@ public struct ChildLaunch: Sendable {
         /// Empty when the output was merged into `stdout`.
         public var stderr: Data
 
+        /// It ran longer than its time limit and was killed (``run(input:mergingOutput:timeLimit:)``).
+        public var timedOut = false
+        /// Its standard input was closed before all of `input` was written: it exited, or closed
+        /// it, without reading its request.
+        public var inputRefused = false
+
         /// It exited, with status 0.
-        public var succeeded: Bool { reason == .exit && status == 0 }
+        public var succeeded: Bool { reason == .exit && status == 0 && !timedOut }
         public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
         public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
     }
@@ -53,32 +72,74 @@ public struct ChildLaunch: Sendable {
         return process
     }
 
-    /// Runs the child to its end: `input` on its standard input (closed at once when nil; a
-    /// request of a few KiB, written before the output is read), its standard error into
-    /// `stdout` too when `mergingOutput` (in the order written). Throws only if it cannot start.
-    public func run(input: Data? = nil, mergingOutput: Bool = false) throws -> Outcome {
+    /// Runs the child to its end: `input` on its standard input (closed at once when nil;
+    /// written from a thread of its own while both outputs are drained, so that no pipe can fill
+    /// and stall either side), its standard error into `stdout` too when `mergingOutput` (in the
+    /// order written). With `timeLimit`, a child still running that many seconds after it
+    /// started is killed (SIGKILL) and its outcome says ``Outcome/timedOut``. A child that exits
+    /// without reading its request cannot take this process down: the write's broken pipe is an
+    /// error it handles (``Outcome/inputRefused``), not a SIGPIPE. Throws only if it cannot start.
+    public func run(input: Data? = nil, mergingOutput: Bool = false, timeLimit: Double? = nil) throws -> Outcome {
         let process = process()
         let out = Pipe(), err = Pipe(), stdin = Pipe()
         process.standardOutput = out
         process.standardError = mergingOutput ? out : err
         process.standardInput = stdin
         try process.run()
-        if let input { stdin.fileHandleForWriting.write(input) }
-        try? stdin.fileHandleForWriting.close()
+        let refused = Mutex(false)
         let errors = Mutex<Data>(Data())
         let done = DispatchSemaphore(value: 0)
+        var helpers = 1
+        Thread {
+            if !Self.feed(stdin.fileHandleForWriting, input) { refused.withLock { $0 = true } }
+            done.signal()
+        }.start()
         if !mergingOutput {
+            helpers += 1
             Thread {
                 let data = err.fileHandleForReading.readDataToEndOfFile()
                 errors.withLock { $0 = data }
                 done.signal()
             }.start()
         }
+        let timedOut = Mutex(false)
+        let finished = DispatchSemaphore(value: 0)
+        if let timeLimit {
+            let pid = process.processIdentifier
+            Thread {
+                if finished.wait(timeout: .now() + timeLimit) == .timedOut {
+                    timedOut.withLock { $0 = true }
+                    kill(pid, SIGKILL)
+                }
+            }.start()
+        }
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        if !mergingOutput { done.wait() }
-        return Outcome(
+        finished.signal()
+        for _ in 0..<helpers { done.wait() }
+        var outcome = Outcome(
             status: process.terminationStatus, reason: process.terminationReason, stdout: data,
             stderr: errors.withLock { $0 })
+        outcome.timedOut = timedOut.withLock { $0 }
+        outcome.inputRefused = refused.withLock { $0 }
+        return outcome
     }
+
+    /// Writes `data` (if any) to a child's standard input and closes it; false if the child closed
+    /// it first (it exited, or closed it, without reading). SIGPIPE is ignored in this process from
+    /// the first call on, so that such a write fails with EPIPE instead of killing it.
+    public static func feed(_ handle: FileHandle, _ data: Data?) -> Bool {
+        _ = ignoringBrokenPipes
+        defer { try? handle.close() }
+        guard let data, !data.isEmpty else { return true }
+        do {
+            try handle.write(contentsOf: data)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// SIGPIPE ignored, once per process: a write to a pipe nobody reads fails with EPIPE.
+    static let ignoringBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 }

@@ -69,13 +69,18 @@ extension TortureCase {
             let launch = ChildLaunch(
                 executable: executable, arguments: arguments + [torture.rawValue, design.rawValue, String(seconds)])
             let outcome: ChildLaunch.Outcome
-            do { outcome = try launch.run(mergingOutput: true) } catch {
+            // The child's own watchdog stops a stalled case after its seconds; this one, a stall
+            // of the child's watchdog itself.
+            do { outcome = try launch.run(mergingOutput: true, timeLimit: seconds * 10 + 120) } catch {
                 return ["\(design) \(torture.rawValue): \(executable.path) did not start (\(error))"]
             }
             let output = outcome.stdoutText
             let (status, reason) = (outcome.status, outcome.reason)
             var violations: [String] = []
-            if reason != .exit || status != 0 {
+            if outcome.timedOut {
+                violations.append(
+                    "\(design) \(torture.rawValue): ran past its time limit and was stopped by its parent")
+            } else if reason != .exit || status != 0 {
                 let how =
                     reason == .uncaughtSignal
                     ? "crashed with signal \(status)" : status == 3 ? "stalled (watchdog)" : "exit \(status)"

@@ -164,7 +164,8 @@ public struct RunFolder: Sendable {
             return nil
         }
         guard
-            let done = try? ChildLaunch.command("git", ["-C", folder, "log", "-1", "--format=%ct", commit, "--"]).run(),
+            let done = try? ChildLaunch.command("git", ["-C", folder, "log", "-1", "--format=%ct", commit, "--"]).run(
+                timeLimit: 60),
             done.status == 0
         else { return nil }
         let out = done.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -60,19 +60,43 @@ public enum Measuring: Sendable {
     }
 
     /// Runs `command` (found on PATH, or a path) to its end in this environment, `input` on its
-    /// standard input; its standard output. Throws, naming `what` ("profile: the path child of
-    /// locked"), when it cannot start or exits otherwise than with 0 (the last lines of its
-    /// standard error).
-    func run(_ command: String, _ arguments: [String], input: Data? = nil, what: String) throws -> Data {
+    /// standard input; its standard output. A child still running after `timeLimit` seconds is
+    /// killed: a ``ChildFault`` `.hung`; one that dies of a signal, a ``ChildFault`` `.crashed`.
+    /// Throws, naming `what` ("profile: the path child of locked"), when it cannot start or
+    /// exits otherwise than with 0 (the last lines of its standard error).
+    func run(_ command: String, _ arguments: [String], input: Data? = nil, what: String, timeLimit: Double? = nil)
+        throws -> Data
+    {
         let result: ChildLaunch.Outcome
-        do { result = try ChildLaunch.command(command, arguments, environment: environment).run(input: input) } catch {
+        do {
+            result = try ChildLaunch.command(command, arguments, environment: environment).run(
+                input: input, timeLimit: timeLimit)
+        } catch {
             throw ScenarioFailure(
                 "profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
         }
+        let tail = result.stderrText.split(separator: "\n").suffix(4).joined(separator: " / ")
+        if result.timedOut, let timeLimit {
+            throw ChildFault(
+                status: .hung,
+                what: "no answer in \(PassRequest.seconds(timeLimit)) s; stopped by the watchdog (--watchdog)")
+        }
+        // valgrind ends with the signal that ended its guest; a crash it reports exits 1 or more
+        // with "Process terminating with default action of signal" on its standard error
+        if result.reason == .uncaughtSignal || result.stderrText.contains("terminating with default action of signal") {
+            throw ChildFault(status: .crashed, what: "crashed: \(tail)")
+        }
         guard result.status == 0 else {
-            let tail = result.stderrText.split(separator: "\n").suffix(4).joined(separator: " / ")
             throw ScenarioFailure("\(what) exited \(result.status): \(tail)")
         }
         return result.stdout
     }
+}
+
+/// A profiling child that crashed or hung: its target's rows are missing, the profile goes on.
+public struct ChildFault: Error, CustomStringConvertible {
+    /// `.crashed` or `.hung`.
+    public var status: ResultsFile.Status
+    public var what: String
+    public var description: String { what }
 }

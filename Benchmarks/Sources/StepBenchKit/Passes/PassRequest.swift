@@ -15,10 +15,13 @@ import Synchronization
 ///   is not used: the counters cost a little.
 ///
 /// **A design cannot take the pass down.** Before each repetition the child writes a journal
-/// line, `step N` (the combination's index), on stdout ahead of its answer. When the child dies
-/// (a signal, an exit of its own) or writes nothing for the watchdog's seconds (it is then
-/// killed), the combination it was in is a ``Fault``: the pass starts again in a new process
-/// with that combination left out (its row `crashed` or `hung`), as often as it takes.
+/// line, `step N` (the combination's index), on stdout ahead of its answer, and `done` when every
+/// combination has run. When the child dies (a signal, an exit of its own) or writes nothing for
+/// the watchdog's seconds (it is then killed) in a combination, that combination is a ``Fault``:
+/// the pass starts again in a new process with it left out (its row `crashed` or `hung`), as
+/// often as it takes. A fault after the child's complete answer costs no row (the answer
+/// stands; the fault is reported); one after `done` but before a complete answer, or before any
+/// combination, is an error that says so, charged to no combination.
 public struct PassRequest: Codable, Equatable, Sendable {
     public enum Pass: String, Codable, Sendable { case timing, allocations, counting }
 
@@ -84,6 +87,7 @@ public struct PassRequest: Codable, Equatable, Sendable {
         var runner = BenchmarkRunner(configuration: configuration)
         runner.faults = faults
         runner.journal = { FileHandle.standardOutput.write(Data("step \($0)\n".utf8)) }
+        runner.finished = { FileHandle.standardOutput.write(Data("\(Attempt.done)\n".utf8)) }
         let tty = isatty(STDERR_FILENO) != 0
         runner.progress = { FileHandle.standardError.write(Data((tty ? "\r\u{1B}[K\($0)" : "\($0)\n").utf8)) }
         let file = runner.run()
@@ -104,9 +108,25 @@ public struct PassRequest: Codable, Equatable, Sendable {
         while true {
             let attempt = try request.attempt(child, environment: environment, watchdog: watchdog)
             guard let fault = attempt.fault else { return try attempt.answer() }
-            guard let step = attempt.step, !request.faults.contains(where: { $0.combination == step }) else {
+            if attempt.finished, let answer = try? attempt.answer() {
+                report(
+                    "\(pass) pass: \(child.executable.path) \(fault.what) after its complete answer: the answer stands, no row is charged"
+                )
+                return answer
+            }
+            if attempt.finished {
+                throw ResultsError(
+                    "\(pass) pass: \(child.executable.path) \(fault.what) after it had run every combination, before its answer was complete (no combination is to blame); see the lines above"
+                )
+            }
+            guard let step = attempt.step else {
                 throw ResultsError(
                     "\(pass) pass: \(child.executable.path) \(fault.what) before it began a combination; see the lines above"
+                )
+            }
+            guard !request.faults.contains(where: { $0.combination == step }) else {
+                throw ResultsError(
+                    "\(pass) pass: \(child.executable.path) \(fault.what) in \(labels[step]), which it was asked to leave out; see the lines above"
                 )
             }
             let failure = "\(pass) pass: \(fault.what) in \(labels[step])"
@@ -121,6 +141,8 @@ public struct PassRequest: Codable, Equatable, Sendable {
         var output: Data
         /// The last combination it began, from the journal.
         var step: Int?
+        /// Whether its journal says every combination ran (`done`).
+        var finished = false
         /// Why it did not answer: nil when it exited 0.
         var fault: (status: ResultsFile.Status, what: String)?
         var executable: URL
@@ -133,10 +155,28 @@ public struct PassRequest: Codable, Equatable, Sendable {
             }
         }
 
-        /// What follows the journal's `step N` lines.
+        /// The journal's last line: every combination has run.
+        static let done = "done"
+
+        /// Whether a journal line begins `rest`.
+        static func isJournal(_ rest: Data.SubSequence) -> Bool {
+            rest.starts(with: Data("step ".utf8)) || rest.starts(with: Data("\(done)\n".utf8))
+        }
+
+        /// Whether `output`'s journal ends with `done`.
+        static func finished(in output: Data) -> Bool {
+            var rest = output[...]
+            while isJournal(rest), let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
+                if rest.starts(with: Data("\(done)\n".utf8)) { return true }
+                rest = rest[(newline + 1)...]
+            }
+            return false
+        }
+
+        /// What follows the journal's lines.
         static func answer(in output: Data) -> Data {
             var rest = output[...]
-            while rest.starts(with: Data("step ".utf8)), let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
+            while isJournal(rest), let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
                 rest = rest[(newline + 1)...]
             }
             return Data(rest)
@@ -166,8 +206,10 @@ public struct PassRequest: Codable, Equatable, Sendable {
         do { try process.run() } catch {
             throw ResultsError("\(pass) pass: cannot start \(binary.path) (\(error.localizedDescription))")
         }
-        input.fileHandleForWriting.write(try JSONEncoder().encode(ChildRequest.pass(self)))
-        try? input.fileHandleForWriting.close()
+        // From a thread of its own: a child that never reads must not stall this one, and one
+        // that exits first makes the write fail (handled), not kill this process (SIGPIPE).
+        let request = try JSONEncoder().encode(ChildRequest.pass(self))
+        Thread { _ = ChildLaunch.feed(input.fileHandleForWriting, request) }.start()
         // The reader keeps the output and the time of its last byte; this thread watches.
         let received = Mutex<(data: Data, at: UInt64, done: Bool)>((Data(), monotonicNanoseconds(), false))
         let reader = Thread {
@@ -196,6 +238,7 @@ public struct PassRequest: Codable, Equatable, Sendable {
         process.waitUntilExit()
         let data = received.withLock { $0.data }
         var attempt = Attempt(output: data, step: Attempt.lastStep(in: data), executable: binary, pass: pass)
+        attempt.finished = Attempt.finished(in: data)
         if hung {
             attempt.fault = (.hung, "no progress for \(Self.seconds(watchdog)) s; stopped by the watchdog (--watchdog)")
         } else if process.terminationReason == .uncaughtSignal {

@@ -21,6 +21,8 @@ public struct PathProfiler {
     public var eventsLow = 200
     public var eventsHigh = 600
     public var progress: (String) -> Void = { _ in }
+    /// Seconds one child may take before it is killed and its subject's paths recorded `hung`.
+    public var watchdog: Double = Profiler.defaultWatchdog
     /// How many functions each row keeps.
     public static let functionsKept = 8
 
@@ -29,7 +31,7 @@ public struct PathProfiler {
     /// Profiles `paths` for `designs` and the floor. `child`: a copy of this tool stripped of
     /// debug information (valgrind 3.19 cannot read Swift 6.3's), in `work`.
     public func profile(paths: [StepPath], designs: [SteppingDesign], child: ChildProcess, work: URL) throws
-        -> [ResultsFile.PathRow]
+        -> ([ResultsFile.PathRow], [ResultsFile.ProfileFault])
     {
         var synchronising = SynchronisingInstructions()
         var rows: [ResultsFile.PathRow] = []
@@ -48,9 +50,17 @@ public struct PathProfiler {
                     "profiling the paths of \(subject) (\(eventsLow) and \(eventsHigh) events, natively and under callgrind)"
                 )
             }
-            let allocations = try run(child, request, callgrindOutput: nil)
+            let allocations: [PathResponse.Window]
             let output = work.appendingPathComponent("paths.\(subject)")
-            _ = try run(child, request, callgrindOutput: output)
+            do {
+                allocations = try run(child, request, callgrindOutput: nil)
+                _ = try run(child, request, callgrindOutput: output)
+            } catch let fault as ChildFault {
+                progressLock.withLock {
+                    progress("\(fault.status.rawValue.uppercased()): the paths of \(subject): \(fault.what)")
+                }
+                return Measured.fault(fault)
+            }
             // read here, beside the next child's run: reading every dump after the last child
             // made the profile's tail (tens of seconds with the peers)
             let started = monotonicNanoseconds()
@@ -60,11 +70,18 @@ public struct PathProfiler {
                     "read the callgrind dumps of \(subject) in \(String(format: "%.1f", Double(monotonicNanoseconds() - started) / 1e9)) s"
                 )
             }
-            return (allocations, dumps)
+            return Measured.counts(allocations, dumps)
         }
-        try synchronising.prepare(for: measured.flatMap(\.1.values))
-        for (request, (allocations, dumps)) in zip(requests, measured) {
+        try synchronising.prepare(for: measured.flatMap(\.dumps))
+        var faults: [ResultsFile.ProfileFault] = []
+        for (request, result) in zip(requests, measured) {
             let subject = request.subject
+            guard case .counts(let allocations, let dumps) = result else {
+                if case .fault(let fault) = result {
+                    faults.append(.init(scenario: nil, design: subject, status: fault.status, failure: fault.what))
+                }
+                continue
+            }
             for path in paths where path.isDefined(for: subject) {
                 let events = request.events(of: path)
                 let (eventsLow, eventsHigh) = (events[0], events[1])
@@ -94,7 +111,18 @@ public struct PathProfiler {
             throw CallgrindDumpError(
                 "no synchronising instruction found in any window: objdump's output was not understood (x86-64 only)")
         }
-        return rows
+        return (rows, faults)
+    }
+
+    /// One subject's windows, or the fault of its child.
+    private enum Measured {
+        case counts([PathResponse.Window], [String: CallgrindDump])
+        case fault(ChildFault)
+
+        var dumps: [CallgrindDump] {
+            guard case .counts(_, let dumps) = self else { return [] }
+            return Array(dumps.values)
+        }
     }
 
     /// The dump of each window `request` opens, by label; throws unless each was written
@@ -128,7 +156,7 @@ public struct PathProfiler {
             ?? (child.executable.path, child.arguments)
         let answer = try measuring.run(
             command, arguments, input: try JSONEncoder().encode(ChildRequest.paths(request)),
-            what: "profile: the path child of \(request.subject)")
+            what: "profile: the path child of \(request.subject)", timeLimit: watchdog)
         do { return try JSONDecoder().decode(PathResponse.self, from: answer).windows } catch {
             throw ScenarioFailure("profile: the path child's answer is not a PathResponse: \(error)")
         }

@@ -37,7 +37,7 @@ struct SynchronisingInstructions {
                     "set -o pipefail; objdump -d --no-show-raw-insn \"$1\" | { grep -E '\t(lock |mfence|xchg)' || true; }",
                     "bash", object,
                 ]
-            ).run()
+            ).run(timeLimit: 600)
             guard result.status == 0 else {
                 throw CallgrindDumpError("objdump -d \(object) exited \(result.status); install binutils")
             }

@@ -74,7 +74,9 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
 
     /// Runs a command; its trimmed stdout, or nil if it failed.
     static func run(_ command: String, _ arguments: [String]) -> String? {
-        guard let result = try? ChildLaunch.command(command, arguments).run(), result.status == 0 else { return nil }
+        guard let result = try? ChildLaunch.command(command, arguments).run(timeLimit: 60), result.status == 0 else {
+            return nil
+        }
         return result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -35,6 +35,31 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     /// work minus the stepping subscriber, so that is a defect of the harness (or a floor of the
     /// wrong shape), not a fast design. Filled in by ``computeRatios()``; the tool prints them.
     public var harnessWarnings: [String]? = nil
+    /// The targets of `stepbench profile` whose child crashed or hung (its watchdog,
+    /// `--watchdog`): their rows are missing from ``profiles`` and ``paths``, the profile went on
+    /// without them. Absent when none did (and in timing runs and older files).
+    public var profileFaults: [ProfileFault]? = nil
+
+    /// A target of `stepbench profile` whose child crashed or hung: a scenario (``profiles``'
+    /// rows) or the paths of one subject (``paths``' rows).
+    public struct ProfileFault: Codable, Equatable, Sendable {
+        /// The scenario profiled, or nil for the subject's paths.
+        public var scenario: ScenarioKind?
+        public var design: Subject
+        /// `.crashed` or `.hung`.
+        public var status: Status
+        public var failure: String
+
+        public init(scenario: ScenarioKind?, design: Subject, status: Status, failure: String) {
+            self.scenario = scenario
+            self.design = design
+            self.status = status
+            self.failure = failure
+        }
+
+        /// "sync-step atomic", "the paths of atomic".
+        public var target: String { scenario.map { "\($0.rawValue) \(design)" } ?? "the paths of \(design)" }
+    }
 
     /// Instructions per element of one (scenario, design): the difference of two callgrind runs
     /// of `elementsHigh` and `elementsLow` elements, so start-up and set-up cancel out.

@@ -9,7 +9,7 @@ enum Demangler {
     static func readable(_ symbol: String) -> String {
         var text = symbol
         if symbol.hasPrefix("$s"),
-            let out = try? ChildLaunch.command("swift-demangle", ["--simplified", symbol]).run(),
+            let out = try? ChildLaunch.command("swift-demangle", ["--simplified", symbol]).run(timeLimit: 60),
             out.status == 0
         {
             text = out.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
