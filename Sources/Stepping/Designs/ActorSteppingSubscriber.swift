@@ -6,10 +6,13 @@ import Synchronization
 /// reaches it through one order-preserving mailbox, a ring buffer of recycled slots. The actor's
 /// executor is the mailbox's drain (``DrainExecutor``): a signal that finds no drain running
 /// drains the mailbox itself, on its own thread, until it is empty; a signal that finds one
-/// running is queued for it. So the stepper runs on the thread that signalled (the upstream's,
-/// for an input; the fulfiller's, for a cross-thread `.more`), an idle actor costs no hop, no
-/// wake-up and no pool thread, and a stepper that blocks holds only the thread that called it:
-/// no number of blocked steppers stalls the others (rule R4). Nothing is allocated per signal.
+/// running is queued for it. So the stepper runs on the draining thread: the one that signalled
+/// an idle actor (the upstream's, for an input; the fulfiller's, for a cross-thread `.more`),
+/// and it also steps the inputs other threads queue while it drains, its own call returning only
+/// when the mailbox is empty (for a stream fed from several threads, that can be late). An idle
+/// actor costs no hop, no wake-up and no pool thread, and a stepper that blocks holds the
+/// draining thread, no pool thread: no number of blocked steppers stalls the others (rule R4).
+/// Nothing is allocated per signal.
 ///
 /// `receive(_:)` returns `.none`; demand after a `.more` goes upstream from the actor (rules
 /// D3/D4 hold in their asynchronous form: exactly one `request(.max(1))` per `.more`, soon
@@ -78,9 +81,9 @@ extension SteppingDesign {
     /// An actor owns the state machine; signals reach it through one ordered mailbox (a ring of
     /// recycled slots, drained until it is empty by the thread whose signal found it idle: the
     /// actor's executor) and demand goes upstream from the actor (`receive(_:)` returns `.none`).
-    /// The stepper runs on the thread that signalled: upstream's for an input, the fulfilling
-    /// thread's for a `.more` from outside a stepper call. No allocation per element, no hop, no
-    /// pool thread: a stepper that blocks holds only the thread that called it.
+    /// The stepper runs on the draining thread: the one whose signal found the actor idle, which
+    /// also steps what other threads queue while it drains. No allocation per element, no hop, no
+    /// pool thread: a stepper that blocks holds the draining thread.
     @inlinable public static var actor: SteppingDesign { SteppingDesign(id: .actor) }
 
     /// Its counts do not follow the schedule: the drain runs on the thread that signals an idle

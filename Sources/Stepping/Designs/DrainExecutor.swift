@@ -5,8 +5,8 @@ import Synchronization
 /// its mailbox. A thread takes it (``take()``) when its signal wins the mailbox's drain (a
 /// compare-exchange of the mailbox's state), and gives it back (``release()``) before it lets
 /// the drain go, when it finds the mailbox empty; so at most one thread runs the actor's code at
-/// a time, as a serial executor must, and the stepper runs on the thread that signalled (no hop, no wake-up, no pool thread:
-/// a stepper that blocks holds only that thread).
+/// a time, as a serial executor must, and the stepper runs on the draining thread (no hop, no
+/// wake-up, no pool thread; it also steps what other threads queue while it drains).
 ///
 /// The actor is entered only through its mailbox: ``StepActor`` has no asynchronous methods, so
 /// no job is ever enqueued here, and ``enqueue(_:)`` traps to keep that true. `checkIsolated`

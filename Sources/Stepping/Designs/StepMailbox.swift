@@ -7,9 +7,10 @@ import Synchronization
 /// Draining: a signal that finds the mailbox idle (no drain running) takes the drain with one
 /// compare-exchange of ``state`` and drains at once, on the signalling thread, holding the
 /// actor's isolation (``DrainExecutor``) until both queues are empty; a signal that finds a drain
-/// running is queued in the ring, under its lock, and left to it. So an idle actor costs no hop,
-/// no wake-up and no pool thread, and a stepper that blocks holds the thread that signalled, as
-/// in the synchronous designs: no number of blocked steppers stalls the others (rule R4).
+/// running is queued in the ring, under its lock, and left to it (the draining thread then steps
+/// it too, and returns only when both queues are empty). So an idle actor costs no hop, no
+/// wake-up and no pool thread, and a stepper that blocks holds the draining thread, never a pool
+/// thread: no number of blocked steppers stalls the others (rule R4).
 /// Re-entrant signals (a `.more` inside the stepper, an input upstream sends from inside the
 /// actor's `request`) find the drain running on their own thread and are queued: the stack does
 /// not grow with the elements (S5). They go to a second queue, ``own``, that only the draining
