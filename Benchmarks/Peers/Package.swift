@@ -3,8 +3,9 @@ import PackageDescription
 
 // What users would pick instead of a stepping subscriber, written as each tool's users write it
 // and brought to StepBench as outside designs (SteppingDesign(name:traits:strategy:)), through the
-// library's public API only. A package of its own, so that the library gains no dependency; the
-// bench (Benchmarks/) depends on it by path and measures and checks the peers beside the designs.
+// library's public API (and its Measurement SPI for the gate's instruction tolerance alone). A
+// package of its own, so that the library gains no dependency; the bench (Benchmarks/) depends on
+// it by path and measures and checks the peers beside the designs.
 // Pinned exactly, as the bench is: the peers' numbers depend on these versions.
 
 let package = Package(

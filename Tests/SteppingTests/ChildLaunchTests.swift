@@ -23,6 +23,21 @@ struct ChildLaunchTests {
         #expect(outcome.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "1048576")
     }
 
+    @Test("a child that ends within its time limit is not called timed out")
+    func test_withinTimeLimit() throws {
+        let outcome = try ChildLaunch.command("true", []).run(timeLimit: 30)
+        #expect(outcome.succeeded && !outcome.timedOut)
+    }
+
+    @Test("a child past its time limit is killed with the pipeline it started, and the outcome says so")
+    func test_timeLimitTakesTheGroup() throws {
+        // bash's own child keeps the output open: only the group's end closes it
+        let started = Date()
+        let outcome = try ChildLaunch.command("bash", ["-c", "sleep 60 | cat"]).run(timeLimit: 1)
+        #expect(outcome.timedOut)
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
+
     @Test("a child past its time limit is killed, and the outcome says so")
     func test_timeLimit() throws {
         let started = Date()

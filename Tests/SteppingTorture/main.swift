@@ -7,10 +7,9 @@
 //                                         3 watchdog fired after SECONDS; a signal: a crash
 //   SteppingTorture --list                the case names, one per line
 //
-// Only the public API is used: what a user of the library can do, a user's upstream can do.
+// The library's public API, and the kit's SPI for the relayed test designs.
 import Foundation
-@_spi(Measurement) import Stepping
-import SteppingConformance
+import Stepping
 @_spi(StepBench) import SteppingConformance
 import TestSupport
 

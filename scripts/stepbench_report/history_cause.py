@@ -23,7 +23,7 @@ _KIT = ("BenchmarkRunner.swift", "RunConfiguration.swift", "RunPasses.swift", "P
         "Paths/", "Profiler.swift")
 _BENCH_ROOTS = ("Benchmarks/Sources/", "Bench/Sources/", "Sources/")
 _KIT_HARNESS = tuple(f"Sources/SteppingConformance/Support/{name}.swift"
-                     for name in ("CountingUpstream", "ChildGuard", "ChildLaunch", "Clock", "SplitMix64"))
+                     for name in ("CountingUpstream", "ChildGuard", "ChildLaunch", "Clock", "SplitMix64", "Unchecked"))
 HARNESS = (tuple(f"{root}{target}/" for root in _BENCH_ROOTS
                  for target in ("StepBenchScenarios", "CCallgrind", "CJemallocConfig", "CProcessGuard", "stepbench"))
            + ("Benchmarks/Package.swift", "Bench/Package.swift", "scripts/bench", "scripts/lib/build-release")

@@ -4,7 +4,7 @@ profile files (fixtures/history/).
 
 noise.json keeps, per (scenario, design, threads, metric) of its 10 A/A runs, the between-run
 drift σ and 101 quantiles of the per-repetition residuals, not the runs' values themselves; so
-the A/A series here are drawn from those, as Bench/Tests/StepBenchKitTests/DetectorTests.swift draws
+the A/A series here are drawn from those, as Benchmarks/Tests/StepBenchKitTests/DetectorTests.swift draws
 its synthetic comparisons: each run gets its own drift, then each repetition a residual."""
 import hashlib
 import json
@@ -545,3 +545,31 @@ def test_a_step_where_only_the_code_changed_is_a_regression_and_the_harness_is_r
     harness = next(c for c in data["changePoints"] if c["commit"] == commits[4])
     assert any("the harness changed" in n and "Bench/Sources/" in n for n in harness["notes"]), harness["notes"]
     assert not any("git cannot tell" in n for c in data["changePoints"] for n in c["notes"])
+
+
+@pytest.mark.parametrize("path, kind", [
+    # the layout since the move to Benchmarks/
+    ("Benchmarks/Sources/StepBenchScenarios/Scenarios/SyncStep.swift", "harness"),
+    ("Benchmarks/Sources/StepBenchKit/Passes/PassRequest.swift", "harness"),
+    ("Benchmarks/Sources/CCallgrind/callgrind.c", "harness"),
+    ("Benchmarks/Package.swift", "harness"),
+    ("Sources/SteppingConformance/Support/CountingUpstream.swift", "harness"),
+    ("Sources/SteppingConformance/Support/ChildGuard.swift", "harness"),
+    ("Sources/SteppingConformance/Support/Unchecked.swift", "harness"),
+    ("Sources/SteppingConformance/Checks/DemandChecks.swift", None),
+    ("Benchmarks/Sources/StepBenchCLI/Compare.swift", None),
+    ("Benchmarks/Thresholds/intel/SteppingBenchmarks.sync-step_atomic.p90.json", None),
+    ("Tests/SteppingTests/StressTests.swift", None),
+    ("Benchmarks/Tests/StepBenchKitTests/ComparisonTests.swift", None),
+    ("Sources/Stepping/Designs/AtomicSteppingSubscriber.swift", "code"),
+    ("Benchmarks/Peers/Sources/StepPeers/ValuesPeer.swift", "code"),
+    ("Package.swift", "code"),
+    # the layouts before it
+    ("Bench/Sources/StepBenchScenarios/Scenarios/SyncStep.swift", "harness"),
+    ("Bench/Sources/CProcessGuard/guard.c", "harness"),
+    ("Peers/Sources/StepPeers/ValuesPeer.swift", "code"),
+    ("Sources/StepBenchScenarios/Scenarios/SyncStep.swift", "harness"),
+])
+def test_each_path_is_the_harness_the_code_or_neither(path, kind):
+    from scripts.stepbench_report.history_cause import kind_of
+    assert kind_of(path) == kind, path

@@ -3,6 +3,7 @@ import Foundation
 import StepBenchKit
 import StepBenchScenarios
 @_spi(Measurement) import Stepping
+import Synchronization
 
 extension StepBench {
     struct Run: ParsableCommand {
@@ -121,8 +122,10 @@ extension StepBench {
             let file: ResultsFile
             switch pass {
             case .timing:
+                Interruption.during("the timing pass (in this process)")
                 file = runInProcess(configuration)
             case .allocations:
+                Interruption.during("the allocation pass (in this process)")
                 configuration.repetitions = RunPasses.allocationRepetitions(timing: configuration.effectiveRepetitions)
                 file = runInProcess(configuration)
             case .both:
@@ -229,14 +232,16 @@ enum Interruption {
     private static let capacity = 1_024
     /// The message's tail, composed by ``during(_:outcome:)``; the handler writes it as it is.
     nonisolated(unsafe) private static let message = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-    nonisolated(unsafe) private static var length = 0
+    /// How much of it is written (0 while it is rewritten): released after the bytes, acquired
+    /// by the handler before it reads them.
+    private static let length = Atomic<Int>(0)
 
     /// Where the run is, for the message.
     static func during(_ what: String, outcome: String = nothingWritten) {
         let text = Array(" during \(what): \(outcome)\n".utf8.prefix(capacity))
-        length = 0  // a signal between these writes says less, never garbage
+        length.store(0, ordering: .sequentiallyConsistent)  // a signal meanwhile says less, never garbage
         text.withUnsafeBufferPointer { message.update(from: $0.baseAddress!, count: $0.count) }
-        length = text.count
+        length.store(text.count, ordering: .releasing)
     }
 
     static func install() {
@@ -246,7 +251,7 @@ enum Interruption {
                 let name: StaticString =
                     number == SIGINT ? "\nstepbench run: stopped by SIGINT" : "\nstepbench run: stopped by SIGTERM"
                 _ = write(STDERR_FILENO, name.utf8Start, name.utf8CodeUnitCount)
-                _ = write(STDERR_FILENO, Interruption.message, Interruption.length)
+                _ = write(STDERR_FILENO, Interruption.message, Interruption.length.load(ordering: .acquiring))
                 signal(number, SIG_DFL)
                 raise(number)
             }

@@ -88,14 +88,13 @@ public struct Profiler {
         // the same arguments (the request goes on stdin): the length of its arguments would move
         // what lies after them on its stack.
         let progressLock = NSLock()
-        let counts = try parallelMap(targets) { target in
+        let counts = try parallelMap(targets) { target -> Result<(Counts, Counts), ChildFault> in
             let name = "\(target)"
             let (elementsLow, elementsHigh) = elements(of: target.subject)
             progressLock.withLock {
                 progress("profiling \(name) (\(elementsLow) and \(elementsHigh) elements under callgrind)")
             }
-            let low: (total: UInt64, functions: [String: UInt64])
-            let high: (total: UInt64, functions: [String: UInt64])
+            let low: Counts, high: Counts
             do {
                 low = try count(child, target, elementsLow, work)
                 high = try count(child, target, elementsHigh, work)
@@ -103,25 +102,23 @@ public struct Profiler {
                 progressLock.withLock {
                     progress("\(fault.status.rawValue.uppercased()): profile \(name): \(fault.what)")
                 }
-                return Counted.fault(fault)
+                return .failure(fault)
             }
             guard high.total > low.total else {
                 throw ScenarioFailure(
                     "profile \(name): \(high.total) instructions for \(elementsHigh) elements, not more than \(low.total) for \(elementsLow)"
                 )
             }
-            return Counted.counts(low, high)
+            return .success((low, high))
         }
         var rows: [ResultsFile.ProfileRow] = []
         var faults: [ResultsFile.ProfileFault] = []
         for (target, counted) in zip(targets, counts) {
-            guard case .counts(let low, let high) = counted else {
-                if case .fault(let fault) = counted {
-                    faults.append(
-                        .init(
-                            scenario: target.scenario, design: target.subject, status: fault.status, failure: fault.what
-                        ))
-                }
+            let low: Counts, high: Counts
+            switch counted {
+            case .success(let windows): (low, high) = windows
+            case .failure(let fault):
+                faults.append(.init(scenario: target.scenario, design: target.subject, fault))
                 continue
             }
             let (elementsLow, elementsHigh) = elements(of: target.subject)
@@ -138,12 +135,6 @@ public struct Profiler {
         return (rows, faults)
     }
 
-    /// One target's two windows, or the fault of its child.
-    private enum Counted {
-        case counts((total: UInt64, functions: [String: UInt64]), (total: UInt64, functions: [String: UInt64]))
-        case fault(ChildFault)
-    }
-
     /// The two windows' elements of `subject`: a quarter of ``elementsLow`` and ``elementsHigh``
     /// for a design whose counts follow the schedule (``SteppingDesign/Traits/countsFollowTheSchedule``:
     /// its count is not exact anyway, and at 20–60 thousand instructions per element under
@@ -152,6 +143,9 @@ public struct Profiler {
         subject.design?.traits.countsFollowTheSchedule == true
             ? (elementsLow / 4, elementsHigh / 4) : (elementsLow, elementsHigh)
     }
+
+    /// One window's instructions: its total, and the exclusive instructions per function.
+    typealias Counts = (total: UInt64, functions: [String: UInt64])
 
     /// One callgrind run: the measured window's total and its exclusive instructions per
     /// function, from the window's own dump part (checked to be the run's only window).

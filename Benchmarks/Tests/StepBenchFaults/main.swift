@@ -10,7 +10,7 @@
 // Only public products: the way an outside package brings designs to the tool.
 import Foundation
 import StepBenchCLI
-@_spi(Measurement) import Stepping
+import Stepping
 import Synchronization
 
 enum Fault: Sendable { case crash, hang, doubleInput }

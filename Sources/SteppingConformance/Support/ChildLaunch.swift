@@ -29,7 +29,7 @@ public struct ChildLaunch: Sendable {
         -> ChildLaunch
     {
         #if os(Linux)
-            if FileManager.default.isExecutableFile(atPath: setpriv) {
+            if setprivKillsWithParent {
                 return ChildLaunch(
                     executable: URL(fileURLWithPath: setpriv),
                     arguments: ["--pdeathsig", "KILL", "--", name] + arguments,
@@ -41,6 +41,16 @@ public struct ChildLaunch: Sendable {
     }
 
     static let setpriv = "/usr/bin/setpriv"
+
+    /// Whether this machine's `setpriv` takes `--pdeathsig` (util-linux 2.33 and later), asked
+    /// once per process.
+    static let setprivKillsWithParent: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: setpriv),
+            let help = try? ChildLaunch(executable: URL(fileURLWithPath: setpriv), arguments: ["--help"]).run(
+                timeLimit: 20)
+        else { return false }
+        return help.stdoutText.contains("--pdeathsig")
+    }()
 
     /// How a child ended and what it wrote.
     public struct Outcome {
@@ -107,8 +117,12 @@ public struct ChildLaunch: Sendable {
         if let timeLimit {
             let pid = process.processIdentifier
             Thread {
-                if finished.wait(timeout: .now() + timeLimit) == .timedOut {
+                // The child leads its own process group (Foundation starts it so): the group goes
+                // too, so that a pipeline it started (bash -c 'objdump | grep') closes the
+                // output this thread's caller is reading. Only a child still running is killed.
+                if finished.wait(timeout: .now() + timeLimit) == .timedOut, process.isRunning {
                     timedOut.withLock { $0 = true }
+                    kill(-pid, SIGKILL)
                     kill(pid, SIGKILL)
                 }
             }.start()
@@ -120,18 +134,39 @@ public struct ChildLaunch: Sendable {
         var outcome = Outcome(
             status: process.terminationStatus, reason: process.terminationReason, stdout: data,
             stderr: errors.withLock { $0 })
-        outcome.timedOut = timedOut.withLock { $0 }
+        // Killed by the timer, not ended on its own just before it fired.
+        outcome.timedOut =
+            timedOut.withLock { $0 } && process.terminationReason == .uncaughtSignal
+            && process.terminationStatus == SIGKILL
         outcome.inputRefused = refused.withLock { $0 }
         return outcome
     }
 
     /// Writes `data` (if any) to a child's standard input and closes it; false if the child closed
-    /// it first (it exited, or closed it, without reading). SIGPIPE is ignored in this process from
-    /// the first call on, so that such a write fails with EPIPE instead of killing it.
+    /// it first (it exited, or closed it, without reading). SIGPIPE is blocked in the calling
+    /// thread while it writes, so that such a write fails with EPIPE instead of killing this
+    /// process; the signal it raised is taken off the thread before its mask is restored. The
+    /// process's own handling of SIGPIPE, and its children's, stay as they were.
     public static func feed(_ handle: FileHandle, _ data: Data?) -> Bool {
-        _ = ignoringBrokenPipes
         defer { try? handle.close() }
         guard let data, !data.isEmpty else { return true }
+        #if os(Linux)
+            var pipe = sigset_t(), previous = sigset_t()
+            sigemptyset(&pipe)
+            sigaddset(&pipe, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipe, &previous)
+            defer {
+                var pending = sigset_t()
+                sigpending(&pending)
+                if sigismember(&pending, SIGPIPE) == 1, sigismember(&previous, SIGPIPE) == 0 {
+                    var zero = timespec(tv_sec: 0, tv_nsec: 0)
+                    _ = sigtimedwait(&pipe, nil, &zero)
+                }
+                pthread_sigmask(SIG_SETMASK, &previous, nil)
+            }
+        #elseif canImport(Darwin)
+            _ = fcntl(handle.fileDescriptor, F_SETNOSIGPIPE, 1)
+        #endif
         do {
             try handle.write(contentsOf: data)
             return true
@@ -139,7 +174,4 @@ public struct ChildLaunch: Sendable {
             return false
         }
     }
-
-    /// SIGPIPE ignored, once per process: a write to a pipe nobody reads fails with EPIPE.
-    static let ignoringBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 }

@@ -79,12 +79,12 @@ public enum Measuring: Sendable {
         if result.timedOut, let timeLimit {
             throw ChildFault(
                 status: .hung,
-                what: "no answer in \(PassRequest.seconds(timeLimit)) s; stopped by the watchdog (--watchdog)")
+                what: "\(what): no answer in \(PassRequest.seconds(timeLimit)) s, stopped by its time limit")
         }
         // valgrind ends with the signal that ended its guest; a crash it reports exits 1 or more
         // with "Process terminating with default action of signal" on its standard error
         if result.reason == .uncaughtSignal || result.stderrText.contains("terminating with default action of signal") {
-            throw ChildFault(status: .crashed, what: "crashed: \(tail)")
+            throw ChildFault(status: .crashed, what: "\(what): crashed: \(tail)")
         }
         guard result.status == 0 else {
             throw ScenarioFailure("\(what) exited \(result.status): \(tail)")

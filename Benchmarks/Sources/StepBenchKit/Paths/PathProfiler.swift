@@ -43,7 +43,8 @@ public struct PathProfiler {
         // The children, one subject per core at a time: each child's counts are its own (one
         // process, its own hash seeds and arguments), whatever runs beside it.
         let progressLock = NSLock()
-        let measured = try parallelMap(requests) { request in
+        let measured = try parallelMap(requests) {
+            request -> Result<([PathResponse.Window], [String: CallgrindDump]), ChildFault> in
             let subject = request.subject.name
             progressLock.withLock {
                 progress(
@@ -59,7 +60,7 @@ public struct PathProfiler {
                 progressLock.withLock {
                     progress("\(fault.status.rawValue.uppercased()): the paths of \(subject): \(fault.what)")
                 }
-                return Measured.fault(fault)
+                return .failure(fault)
             }
             // read here, beside the next child's run: reading every dump after the last child
             // made the profile's tail (tens of seconds with the peers)
@@ -70,16 +71,17 @@ public struct PathProfiler {
                     "read the callgrind dumps of \(subject) in \(String(format: "%.1f", Double(monotonicNanoseconds() - started) / 1e9)) s"
                 )
             }
-            return Measured.counts(allocations, dumps)
+            return .success((allocations, dumps))
         }
-        try synchronising.prepare(for: measured.flatMap(\.dumps))
+        try synchronising.prepare(for: measured.flatMap { (try? $0.get()).map { Array($0.1.values) } ?? [] })
         var faults: [ResultsFile.ProfileFault] = []
         for (request, result) in zip(requests, measured) {
             let subject = request.subject
-            guard case .counts(let allocations, let dumps) = result else {
-                if case .fault(let fault) = result {
-                    faults.append(.init(scenario: nil, design: subject, status: fault.status, failure: fault.what))
-                }
+            let allocations: [PathResponse.Window], dumps: [String: CallgrindDump]
+            switch result {
+            case .success(let measured): (allocations, dumps) = measured
+            case .failure(let fault):
+                faults.append(.init(scenario: nil, design: subject, fault))
                 continue
             }
             for path in paths where path.isDefined(for: subject) {
@@ -112,17 +114,6 @@ public struct PathProfiler {
                 "no synchronising instruction found in any window: objdump's output was not understood (x86-64 only)")
         }
         return (rows, faults)
-    }
-
-    /// One subject's windows, or the fault of its child.
-    private enum Measured {
-        case counts([PathResponse.Window], [String: CallgrindDump])
-        case fault(ChildFault)
-
-        var dumps: [CallgrindDump] {
-            guard case .counts(_, let dumps) = self else { return [] }
-            return Array(dumps.values)
-        }
     }
 
     /// The dump of each window `request` opens, by label; throws unless each was written

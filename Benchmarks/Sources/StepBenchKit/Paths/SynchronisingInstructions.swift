@@ -38,6 +38,9 @@ struct SynchronisingInstructions {
                     "bash", object,
                 ]
             ).run(timeLimit: 600)
+            guard !result.timedOut else {
+                throw CallgrindDumpError("objdump -d \(object) ran past 600 s and was stopped")
+            }
             guard result.status == 0 else {
                 throw CallgrindDumpError("objdump -d \(object) exited \(result.status); install binutils")
             }

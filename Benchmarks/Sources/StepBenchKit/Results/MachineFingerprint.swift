@@ -74,7 +74,7 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
 
     /// Runs a command; its trimmed stdout, or nil if it failed.
     static func run(_ command: String, _ arguments: [String]) -> String? {
-        guard let result = try? ChildLaunch.command(command, arguments).run(timeLimit: 60), result.status == 0 else {
+        guard let result = try? ChildLaunch.command(command, arguments).run(timeLimit: 20), result.status == 0 else {
             return nil
         }
         return result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -57,6 +57,13 @@ public struct ResultsFile: Codable, Equatable, Sendable {
             self.failure = failure
         }
 
+        /// The fault of `target`'s child (a hang: past `stepbench profile --watchdog`).
+        public init(scenario: ScenarioKind?, design: Subject, _ fault: ChildFault) {
+            self.init(
+                scenario: scenario, design: design, status: fault.status,
+                failure: fault.status == .hung ? "\(fault.what) (--watchdog)" : fault.what)
+        }
+
         /// "sync-step atomic", "the paths of atomic".
         public var target: String { scenario.map { "\($0.rawValue) \(design)" } ?? "the paths of \(design)" }
     }
