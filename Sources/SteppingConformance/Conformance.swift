@@ -34,7 +34,7 @@ public enum Conformance {
         public let title: String
         /// Whether it is a torture case: the check that shows a declared known issue of its rule
         /// (a deadlock among them), so it gets the short limit when the design declares one.
-        let isTorture: Bool
+        public let isTorture: Bool
         let body: @Sendable (SteppingDesign) -> Void
 
         init(

@@ -30,6 +30,27 @@ def test_conform_table_marks_declared_known_issues_and_exits_0():
     assert f"{reference} {declared[0]}" in done.stdout, "the known issue is explained under the table"
 
 
+def test_conform_json_gives_each_cell_its_verdict_kind_and_failures_and_names_the_measured_rules():
+    cat = catalog()
+    reference = cat["referenceDesign"]
+    declared = cat["knownIssues"][reference][0]
+    clean = next(d for d in cat["designs"] if d not in cat["knownIssues"] and d not in cat["asynchronousDesigns"])
+    done = subprocess.run(
+        [stepbench(), "conform", "--design", f"{clean},{reference}", "--rule", f"D1,{declared}", "--format", "json"],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    verdict = json.loads(done.stdout)
+    assert verdict["schema"] == "stepbench-conformance/1" and verdict["conforms"] is True
+    assert verdict["designs"] == [clean, reference]
+    cells = {(rule["id"], cell["design"]): cell for rule in verdict["rules"] for cell in rule["cells"]}
+    assert cells[("D1", clean)]["verdict"] == "passed" and cells[("D1", clean)]["kind"] == "required"
+    assert cells[("D1", clean)]["checks"] and cells[("D1", clean)]["failures"] == []
+    known = cells[(declared, reference)]
+    assert known["verdict"] == "known issue" and known["kind"] == "known issue" and known["conforms"] is True
+    assert known["knownIssue"]["reason"] and known["failures"], "the failures that show the known issue"
+    assert [m["id"] for m in verdict["measured"]] == ["R2"], "R2 is measured, and says so instead of being absent"
+
+
 def test_conform_refuses_a_measured_rule():
     done = subprocess.run([stepbench(), "conform", "--rule", "R2"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1

@@ -28,7 +28,7 @@ extension StepBench {
         @Option(help: "Seconds before a check counts as stalled.")
         var stallLimit: Double = Conformance.Configuration().stallLimit
 
-        @Option(help: "text or markdown.")
+        @Option(help: "text, markdown, or json (each rule × design cell with its verdict, checks and failures).")
         var format: ConformFormat = .text
 
         @Option(help: "Also write the table to this file (atomically: a temporary file, then rename).")
@@ -57,7 +57,10 @@ extension StepBench {
                             tortureArguments: ["torture"], stallLimit: stallLimit)
                     })
             }
-            let table = ConformanceTable(designs: design.map(\.name), results: results).render(format)
+            let table =
+                format == .json
+                ? try ConformanceVerdict(designs: design.map(\.name), results: results).json()
+                : ConformanceTable(designs: design.map(\.name), results: results).render(format)
             print(table)
             if let output {
                 try ResultsFile.writeAtomically(Data(table.utf8), to: URL(fileURLWithPath: output))
@@ -93,7 +96,92 @@ struct TortureChild: ParsableCommand {
 
 /// `stepbench conform --format`.
 enum ConformFormat: String, CaseIterable, ExpressibleByArgument {
-    case text, markdown
+    case text, markdown, json
+}
+
+/// `stepbench conform --format json`: the verdict as data, for CI and the report. Each checked
+/// rule with its cells (one per design: the verdict, its kind, the checks run, the failures);
+/// the rules the kit does not check (R2: measured by `stepbench run`, held by the gate) listed
+/// with how they are held instead of being absent.
+struct ConformanceVerdict: Encodable {
+    struct Rule: Encodable {
+        var id: String
+        var summary: String
+        var cells: [Cell]
+    }
+    struct Cell: Encodable {
+        var design: String
+        /// "passed", "known issue", "failed", "known issue not shown".
+        var verdict: String
+        /// "required" (the design must keep the rule) or "known issue" (it declares the rule broken).
+        var kind: String
+        var conforms: Bool
+        var knownIssue: KnownIssue?
+        var checks: [Check]
+        var failures: [Failure]
+    }
+    struct KnownIssue: Encodable {
+        var reason: String
+        var isIntermittent: Bool
+        var isFatal: Bool
+    }
+    struct Check: Encodable {
+        var name: String
+        /// A torture case: its outcome depends on thread timing.
+        var torture: Bool
+    }
+    struct Failure: Encodable {
+        var check: String
+        var message: String
+        var file: String
+        var line: Int
+    }
+    struct Measured: Encodable {
+        var id: String
+        var summary: String
+        var held: String
+    }
+
+    var schema = "stepbench-conformance/1"
+    var designs: [String]
+    var conforms: Bool
+    var rules: [Rule]
+    var measured: [Measured]
+
+    init(designs: [String], results: [[RuleResult]]) {
+        self.designs = designs
+        conforms = !results.joined().contains { !$0.conforms }
+        let torture = Set(Conformance.checks.filter(\.isTorture).map(\.name))
+        rules = results.map { row in
+            Rule(
+                id: row[0].rule.rawValue, summary: row[0].rule.summary,
+                cells: row.map { result in
+                    Cell(
+                        design: result.design, verdict: result.verdict.rawValue,
+                        kind: result.knownIssue == nil ? "required" : "known issue", conforms: result.conforms,
+                        knownIssue: result.knownIssue.map {
+                            KnownIssue(reason: $0.reason, isIntermittent: $0.isIntermittent, isFatal: $0.isFatal)
+                        },
+                        checks: result.checks.map { Check(name: $0, torture: torture.contains($0)) },
+                        failures: result.failures.map {
+                            Failure(check: $0.check, message: $0.message, file: $0.fileID, line: $0.line)
+                        })
+                })
+        }
+        measured = SteppingRule.allCases.filter { !Conformance.rules.contains($0) }.map {
+            Measured(
+                id: $0.rawValue, summary: $0.summary,
+                held:
+                    "measured, not checked: stepbench run counts its allocations per element and the regression gate holds them (docs/CONFORMANCE.md)"
+            )
+        }
+    }
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
 }
 
 /// The rule × design table and the failures under it.
@@ -119,7 +207,7 @@ struct ConformanceTable {
         case .markdown:
             out = "| \(header.joined(separator: " | ")) |\n|\(header.map { _ in "---" }.joined(separator: "|"))|\n"
             out += rows.map { "| \($0.joined(separator: " | ")) |" }.joined(separator: "\n") + "\n"
-        case .text:
+        case .text, .json:  // json is ConformanceVerdict's
             let widths = header.indices.map { i in ([header] + rows).map { $0[i].count }.max() ?? 0 }
             func line(_ cells: [String]) -> String {
                 zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
