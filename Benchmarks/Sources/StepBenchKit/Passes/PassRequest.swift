@@ -137,8 +137,8 @@ public struct PassRequest: Codable, Equatable, Sendable {
 
     /// How one process of the pass ended.
     struct Attempt {
-        /// Its standard output: the journal, then the answer.
-        var output: Data
+        /// Its standard output after the journal: the answer.
+        var answerData: Data
         /// The last combination it began, from the journal.
         var step: Int?
         /// Whether its journal says every combination ran (`done`).
@@ -148,50 +148,33 @@ public struct PassRequest: Codable, Equatable, Sendable {
         var executable: URL
         var pass: Pass
 
+        /// `output` read once: the journal's lines (`step N`, then `done`), then the answer.
+        init(output: Data, executable: URL, pass: Pass) {
+            var rest = output[...]
+            while let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: rest[..<newline], as: UTF8.self)
+                if line == Self.done {
+                    finished = true
+                } else if line.hasPrefix("step ") {
+                    step = Int(line.dropFirst(5)) ?? step
+                } else {
+                    break
+                }
+                rest = rest[(newline + 1)...]
+            }
+            answerData = Data(rest)
+            self.executable = executable
+            self.pass = pass
+        }
+
         func answer() throws -> ResultsFile {
-            let json = Self.answer(in: output)
-            do { return try JSONDecoder().decode(ResultsFile.self, from: json) } catch {
+            do { return try JSONDecoder().decode(ResultsFile.self, from: answerData) } catch {
                 throw ResultsError("\(pass) pass: the answer of \(executable.path) is not a results file (\(error))")
             }
         }
 
         /// The journal's last line: every combination has run.
         static let done = "done"
-
-        /// Whether a journal line begins `rest`.
-        static func isJournal(_ rest: Data.SubSequence) -> Bool {
-            rest.starts(with: Data("step ".utf8)) || rest.starts(with: Data("\(done)\n".utf8))
-        }
-
-        /// Whether `output`'s journal ends with `done`.
-        static func finished(in output: Data) -> Bool {
-            var rest = output[...]
-            while isJournal(rest), let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
-                if rest.starts(with: Data("\(done)\n".utf8)) { return true }
-                rest = rest[(newline + 1)...]
-            }
-            return false
-        }
-
-        /// What follows the journal's lines.
-        static func answer(in output: Data) -> Data {
-            var rest = output[...]
-            while isJournal(rest), let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
-                rest = rest[(newline + 1)...]
-            }
-            return Data(rest)
-        }
-
-        /// The last `step N` line's N in `output`'s journal.
-        static func lastStep(in output: Data) -> Int? {
-            var last: Int?
-            var rest = output[...]
-            while rest.starts(with: Data("step ".utf8)), let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
-                last = Int(String(decoding: rest[(rest.startIndex + 5)..<newline], as: UTF8.self)) ?? last
-                rest = rest[(newline + 1)...]
-            }
-            return last
-        }
     }
 
     /// One process of the pass: started, fed the request, watched until it exits or the
@@ -237,8 +220,7 @@ public struct PassRequest: Codable, Equatable, Sendable {
         }
         process.waitUntilExit()
         let data = received.withLock { $0.data }
-        var attempt = Attempt(output: data, step: Attempt.lastStep(in: data), executable: binary, pass: pass)
-        attempt.finished = Attempt.finished(in: data)
+        var attempt = Attempt(output: data, executable: binary, pass: pass)
         if hung {
             attempt.fault = (.hung, "no progress for \(Self.seconds(watchdog)) s; stopped by the watchdog (--watchdog)")
         } else if process.terminationReason == .uncaughtSignal {
