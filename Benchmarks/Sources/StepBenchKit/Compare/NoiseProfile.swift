@@ -81,18 +81,23 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         }
         var entries: [Entry] = []
         for row in runs[0].rows where row.status == .ok {
-            for (metric, _) in Comparison.timingSamples(row, in: runs[0]) {
+            let others = try runs.map { run in
+                guard let other = run.row(row.key), other.status == .ok else {
+                    throw ResultsError(
+                        "run \(run.machine.gitCommit.prefix(10)) at \(run.createdAt) lacks \(row.key) (or it did not finish); A/A runs must share one configuration"
+                    )
+                }
+                return Comparison.timingSamples(other, in: run)
+            }
+            // A metric is profiled where every run has positive samples of it: a count that is
+            // 0 in some repetition (a one-thread row is rarely preempted) has no log scale, and
+            // compare says it has no drift estimate for it instead.
+            metrics: for (metric, _) in Comparison.timingSamples(row, in: runs[0]) {
                 var logMedians: [Double] = [], logSDs: [Double] = [], residuals: [Double] = []
                 var repetitions = 0
-                for run in runs {
-                    guard let other = run.row(row.key), other.status == .ok,
-                        let samples = Comparison.timingSamples(other, in: run).first(where: { $0.metric == metric })?
-                            .samples,
-                        samples.allSatisfy({ $0 > 0 })
-                    else {
-                        throw ResultsError(
-                            "run \(run.machine.gitCommit.prefix(10)) at \(run.createdAt) lacks \(row.key) \(metric.rawValue); A/A runs must share one configuration"
-                        )
+                for samplesOfRun in others {
+                    guard let samples = samplesOfRun.first(where: { $0.metric == metric })?.samples else {
+                        continue metrics
                     }
                     let logMedian = log(Statistics.median(samples))
                     logMedians.append(logMedian)
