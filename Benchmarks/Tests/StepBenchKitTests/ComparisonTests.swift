@@ -56,7 +56,9 @@ struct ComparisonTests {
         #expect(!metrics.contains(.involuntarySwitchesPerElement))
         var missing = run(preempted)
         missing.rows = []
-        #expect(throws: ResultsError.self) { try NoiseProfile.measure(runs: [run(preempted), missing, run(preempted)]) }
+        #expect(throws: ResultsError.self) {
+            try NoiseProfile.measure(runs: [run(preempted), missing, run(preempted)])
+        }
     }
 
     @Test func test_compare_sameRunIsUnchanged() {
