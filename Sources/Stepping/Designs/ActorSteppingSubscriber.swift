@@ -7,11 +7,13 @@ import Synchronization
 /// executor is the mailbox's drain (``DrainExecutor``): a signal that finds no drain running
 /// drains the mailbox itself, on its own thread, until it is empty; a signal that finds one
 /// running is queued for it. So the stepper runs on the draining thread: the one that signalled
-/// an idle actor (the upstream's, for an input; the fulfiller's, for a cross-thread `.more`),
-/// and it also steps the inputs other threads queue while it drains, its own call returning only
-/// when the mailbox is empty (for a stream fed from several threads, that can be late). An idle
-/// actor costs no hop, no wake-up and no pool thread, and a stepper that blocks holds the
-/// draining thread, no pool thread: no number of blocked steppers stalls the others (rule R4).
+/// an idle actor (the upstream's, for an input; the fulfiller's, for a cross-thread `.more`).
+/// It also steps what other threads queue while it drains, up to a fair share
+/// (``StepMailbox/drainShare``, 16 signals): past it, with more queued, it gives its caller back
+/// and a Dispatch worker goes on draining, so a `receive(_:)` returns after a bounded amount of
+/// work however many threads feed the stream. An idle actor costs no hop, no wake-up and no
+/// pool thread, and a stepper that blocks holds the thread that drains: no number of blocked
+/// steppers stalls the others (rule R4).
 /// Nothing is allocated per signal.
 ///
 /// `receive(_:)` returns `.none`; demand after a `.more` goes upstream from the actor (rules
@@ -82,8 +84,9 @@ extension SteppingDesign {
     /// recycled slots, drained until it is empty by the thread whose signal found it idle: the
     /// actor's executor) and demand goes upstream from the actor (`receive(_:)` returns `.none`).
     /// The stepper runs on the draining thread: the one whose signal found the actor idle, which
-    /// also steps what other threads queue while it drains. No allocation per element, no hop, no
-    /// pool thread: a stepper that blocks holds the draining thread.
+    /// also steps up to 16 signals other threads queue while it drains, then gives its caller
+    /// back and lets a Dispatch worker drain the rest. No allocation per element and no hop while
+    /// the actor is idle: a stepper that blocks holds the thread that drains.
     @inlinable public static var actor: SteppingDesign { SteppingDesign(id: .actor) }
 
     /// Its counts do not follow the schedule: the drain runs on the thread that signals an idle

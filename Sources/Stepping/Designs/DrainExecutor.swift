@@ -6,7 +6,9 @@ import Synchronization
 /// compare-exchange of the mailbox's state), and gives it back (``release()``) before it lets
 /// the drain go, when it finds the mailbox empty; so at most one thread runs the actor's code at
 /// a time, as a serial executor must, and the stepper runs on the draining thread (no hop, no
-/// wake-up, no pool thread; it also steps what other threads queue while it drains).
+/// wake-up). A drain that has handled its share of other threads' signals hands the isolation
+/// over (``handOver()``, ``takeOver()``) to a Dispatch worker that goes on draining, and its
+/// caller returns.
 ///
 /// The actor is entered only through its mailbox: ``StepActor`` has no asynchronous methods, so
 /// no job is ever enqueued here, and ``enqueue(_:)`` traps to keep that true. `checkIsolated`
@@ -23,6 +25,17 @@ final class DrainExecutor: SerialExecutor {
     /// Gives the isolation back; the caller found the mailbox empty and still holds its drain.
     func release() {
         owner.store(0, ordering: .relaxed)
+    }
+
+    /// Hands the isolation over to the thread that will ``takeOver()`` (the drain goes on there;
+    /// see ``StepMailbox/handOff()``): what this thread did as the actor is published to it.
+    func handOver() {
+        owner.store(0, ordering: .releasing)
+    }
+
+    /// Takes over the isolation handed over by ``handOver()``, seeing what its thread did.
+    func takeOver() {
+        _ = owner.exchange(Self.currentThreadID, ordering: .acquiringAndReleasing)
     }
 
     /// Whether this thread is draining the mailbox (holds the actor's isolation). Only the

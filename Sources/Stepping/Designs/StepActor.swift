@@ -28,6 +28,7 @@ actor StepActor<Input, Failure: Error> {
         // Made once per drain: converting the generic mailbox to the existential per element
         // looked its metadata up every time.
         let target: any StepPromiseTarget = mailbox
+        mailbox.beginDrain()
         if beginningWithInput {
             handleInput(mailbox, target)
             if machine.isDead { mailbox.close() }
@@ -41,6 +42,10 @@ actor StepActor<Input, Failure: Error> {
             case .other(let signal): machine.handle(signal.value, gate: mailbox.gate)
             }
             if machine.isDead { mailbox.close() }
+            if mailbox.owesHandOff {  // its share of other threads' signals handled: give the caller back
+                mailbox.handOff()
+                return
+            }
         }
     }
 

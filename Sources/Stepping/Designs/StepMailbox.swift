@@ -7,10 +7,13 @@ import Synchronization
 /// Draining: a signal that finds the mailbox idle (no drain running) takes the drain with one
 /// compare-exchange of ``state`` and drains at once, on the signalling thread, holding the
 /// actor's isolation (``DrainExecutor``) until both queues are empty; a signal that finds a drain
-/// running is queued in the ring, under its lock, and left to it (the draining thread then steps
-/// it too, and returns only when both queues are empty). So an idle actor costs no hop, no
-/// wake-up and no pool thread, and a stepper that blocks holds the draining thread, never a pool
-/// thread: no number of blocked steppers stalls the others (rule R4).
+/// running is queued in the ring, under its lock, and left to it. The draining thread steps those
+/// too, but only a fair share (``drainShare``): past it, with more of them queued, the drain
+/// gives its caller back and goes on on a Dispatch worker (``handOff()``), so no `receive(_:)`
+/// is kept to step an endless stream other threads feed. So an idle actor costs no hop, no
+/// wake-up and no pool thread, and a stepper that blocks holds the thread that drains: the
+/// caller's, or a worker's after a hand-off; no number of blocked steppers stalls the others
+/// (rule R4: each subscription's drain is its own).
 /// Re-entrant signals (a `.more` inside the stepper, an input upstream sends from inside the
 /// actor's `request`) find the drain running on their own thread and are queued: the stack does
 /// not grow with the elements (S5). They go to a second queue, ``own``, that only the draining
@@ -55,6 +58,9 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     /// the draining thread reads or writes them.
     @exclusivity(unchecked) var stepping = false
     @exclusivity(unchecked) private var pendingMore = StepStateMachine.noPromiseID
+    /// How many signals of the ring (other threads') this drain has handled; the draining
+    /// thread's (see ``drainShare``).
+    @exclusivity(unchecked) private var othersHandled = 0
     let gate = ActorGate()
     private let actor: StepActor<Input, Failure>
 
@@ -206,7 +212,10 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
                     remaining = ring.value.count + own.count
                     return take(slot, at: index, from: &ring.value, inputs)
                 }
-                if let popped { return popped }
+                if let popped {
+                    othersHandled &+= 1
+                    return popped
+                }
             }
             if let (slot, index) = own.pop() {  // the ring is empty, or emptied since the count was read
                 remaining = own.count + ringCount.load(ordering: .relaxed)
@@ -268,6 +277,37 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     func takePendingMore() -> StepStateMachine.PromiseID {
         defer { pendingMore = StepStateMachine.noPromiseID }
         return pendingMore
+    }
+
+    /// How many of other threads' signals one drain handles on its caller's thread: past them,
+    /// with its own thread's signals all handled and more of the others' queued, the drain gives
+    /// its caller back and goes on on a Dispatch worker (``handOff()``). So a `receive(_:)`
+    /// steps its own input and at most this many others', however many threads keep sending.
+    static var drainShare: Int { 16 }
+
+    /// For the drain, as it begins: none of other threads' signals handled yet.
+    func beginDrain() { othersHandled = 0 }
+
+    /// For the drain, between two signals: whether it has handled its share of other threads'
+    /// signals (``drainShare``) and more are queued. Only once this thread's own queue is empty:
+    /// a signal this thread sends after its call returns goes to the ring, so one left in
+    /// ``own`` could be overtaken by it.
+    var owesHandOff: Bool {
+        othersHandled >= Self.drainShare && own.count == 0 && ringCount.load(ordering: .relaxed) > 0
+    }
+
+    /// Gives the drain's caller back: the drain stays running (no other thread takes it, so
+    /// every signal is queued for it) and goes on on a Dispatch worker, which takes the actor's
+    /// isolation over from this thread. The only allocation after `init` besides a queue's
+    /// growth: one block per hand-off, that is per ``drainShare`` signals of other threads at
+    /// most.
+    func handOff() {
+        othersHandled = 0
+        actor.executor.handOver()
+        DispatchQueue.global().async { [self] in
+            actor.executor.takeOver()
+            drainOnActor(actor, self, false)
+        }
     }
 
     /// Whether any signal is queued, in either queue; for the drain.
