@@ -54,6 +54,14 @@ let package = Package(
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]
         ),
+        // The kit's own proof that each check can fail: a known-bad design per rule, written on
+        // public API only, as a design author outside the library would.
+        .testTarget(
+            name: "ConformanceKitTests",
+            dependencies: [
+                "Stepping", "SteppingConformanceTesting", .product(name: "OpenCombine", package: "OpenCombine"),
+            ]
+        ),
         // The torture cases, one per child process (Tests/SteppingTests/TortureTests.swift runs
         // it), so that a case that crashes or deadlocks one design cannot hide the others.
         .executableTarget(

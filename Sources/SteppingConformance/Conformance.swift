@@ -91,6 +91,13 @@ public enum Conformance {
 
     /// The configuration of the checks running on this thread.
     static var configuration: Configuration { Recorder.current?.configuration ?? Configuration() }
+    /// How long a check waits for a stream to finish before it says it did not: `seconds`, or
+    /// four fifths of the stall limit if that is shorter (a short limit, as for known-bad
+    /// designs, shortens the wait with it, and the check fails by its own expectation first).
+    static func patience(_ seconds: Double) -> Double { min(seconds, stallLimit * 0.8) }
+    /// How long a check waits for an effect that should follow at once (an asynchronous design's
+    /// delivery): 5 s, or less under a short stall limit (at least 1 s).
+    static var briefWait: Double { max(1, min(5, stallLimit - 5)) }
     /// The seconds the check running on this thread may take.
     static var stallLimit: Double { Recorder.current?.limit ?? Configuration().stallLimit }
 
@@ -124,8 +131,9 @@ public enum Conformance {
         thread.stackSize = 8 << 20
         thread.name = "conformance \(design) \(check.name)"
         thread.start()
-        // A child-process torture runner's own watchdog fires at `limit`: give it time to report.
-        guard done.wait(timeout: .now() + limit + 10) == .success else {
+        // A child-process torture runner's own watchdog fires at `limit`: give it time to report
+        // (10 s, or `limit` if that is shorter: a short limit is for quick verdicts).
+        guard done.wait(timeout: .now() + limit + min(10, limit)) == .success else {
             return recorder.failures + [
                 .init(
                     check: check.name,
@@ -241,4 +249,56 @@ func expect(
     }
     let comment = comment()
     recorder.record(comment.isEmpty ? "expectation failed" : comment, fileID: fileID, filePath: filePath, line: line)
+}
+
+/// Records a failure unless `seen == expected`, saying what was expected and what was seen
+/// (`what` says of what).
+func expectEqual<T: Equatable>(
+    _ seen: T, _ expected: T, _ what: @autoclosure () -> String = "", fileID: String = #fileID,
+    filePath: String = #filePath, line: Int = #line
+) {
+    guard seen != expected else { return }
+    let what = what()
+    expect(
+        false, "\(what.isEmpty ? "" : "\(what): ")\(difference(seen, expected))", fileID: fileID, filePath: filePath,
+        line: line)
+}
+
+/// "expected X, saw Y", each cut to 240 characters; for arrays, their counts and the first index
+/// where they differ.
+func difference<T>(_ seen: T, _ expected: T) -> String {
+    func shown(_ value: Any) -> String {
+        let text = String(describing: value)
+        return text.count > 240 ? "\(text.prefix(240))… (\(text.count) characters)" : text
+    }
+    if let seen = seen as? [any Equatable], let expected = expected as? [any Equatable],
+        shown(seen).count > 240 || shown(expected).count > 240
+    {
+        let common = min(seen.count, expected.count)
+        let first = (0..<common).first { !isEqual(seen[$0], expected[$0]) } ?? common
+        let at = { (array: [any Equatable]) in first < array.count ? shown(array[first]) : "nothing" }
+        return
+            "expected \(expected.count) elements, saw \(seen.count); first difference at index \(first): expected \(at(expected)), saw \(at(seen))"
+    }
+    return "expected \(shown(expected)), saw \(shown(seen))"
+}
+
+private func isEqual(_ a: any Equatable, _ b: any Equatable) -> Bool {
+    func open<A: Equatable>(_ a: A) -> Bool { (b as? A) == a }
+    return open(a)
+}
+
+/// Waits (bounded, see ``eventually(timeout:_:)``) until `value()` equals `expected`, for the
+/// designs that deliver asynchronously; records what was expected and the last value seen if it
+/// never does.
+func expectSoon<T: Equatable>(
+    timeout: Double = Conformance.briefWait, _ value: () -> T, equals expected: T,
+    _ what: @autoclosure () -> String = "",
+    fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+) {
+    guard !eventually(timeout: timeout, { value() == expected }) else { return }
+    let what = what()
+    expect(
+        false, "\(what.isEmpty ? "" : "\(what): ")within \(Int(timeout)) s, \(difference(value(), expected))",
+        fileID: fileID, filePath: filePath, line: line)
 }

@@ -22,7 +22,9 @@ enum CallOutChecks {
             cancelReturned.mutate { $0 = $0 ?? (done.wait(timeout: .now() + 2) == .success) }
         }
         subscriber.receive(subscription: s.upstream)
-        expect(eventually { cancelReturned.value != nil })
+        expect(
+            eventually { cancelReturned.value != nil },
+            "the first request was never made (expected one, which waits for cancel())")
         expect(cancelReturned.value == true, "cancel() on the worker did not return while request waited for it")
         s.settle()
         expect(eventually { s.upstream.calls == [.request(.max(1)), .cancel] }, "\(s.upstream.calls)")
@@ -101,7 +103,7 @@ enum CallOutChecks {
             s.settle()
             expect(s.probe.events == [.input(0)], "\(stop): the stepper asked to stop, yet got \(s.probe.events)")
             expect(s.upstream.calls == [.request(.max(1))], "\(stop): upstream completed, yet got \(s.upstream.calls)")
-            expect(s.probe.violations == [])
+            expectEqual(s.probe.violations, [], "what the stepper saw wrong")
             subscriberBox.mutate { $0 = nil }  // break the cycle
         }
     }
@@ -124,7 +126,7 @@ enum CallOutChecks {
             settleDesign(subscriber)
         }
         // Only the promise the stepper kept refers to the subscriber now.
-        expect(promises.value.count == 1)
+        expectEqual(promises.value.count, 1, "promises the stepper kept")
         promises.value.first?(.cancel)
         expect(
             eventually { upstream.calls == [.request(.max(1)), .cancel] },

@@ -10,19 +10,19 @@ enum CompletionChecks {
         let a = Scripted(design)
         a.complete(.failure(TestError(code: 7)))
         a.complete(.finished)
-        expect(a.probe.events == [.failure(TestError(code: 7))])
+        expectEqual(a.probe.events, [.failure(TestError(code: 7))], "the stepper's events")
         // while the promise is unfulfilled (no demand outstanding)
         let b = Scripted(design)
         b.send(0)
         b.complete()
         b.complete()
-        expect(b.probe.events == [.input(0), .finished])
+        expectEqual(b.probe.events, [.input(0), .finished], "the stepper's events")
         // after the promise said .more
         let c = Scripted(design) { probe, index, _ in probe.fulfil(index, .more) }
         c.send(0)
         c.complete()
-        expect(c.probe.events == [.input(0), .finished])
-        expect(a.probe.violations + b.probe.violations + c.probe.violations == [])
+        expectEqual(c.probe.events, [.input(0), .finished], "the stepper's events")
+        expectEqual(a.probe.violations + b.probe.violations + c.probe.violations, [], "what the stepper saw wrong")
     }
 
     /// C2: no request or cancel upstream while handling a completion
@@ -37,8 +37,8 @@ enum CompletionChecks {
         }
         let before = s.upstream.calls
         s.complete()
-        expect(s.probe.completions == 1)
-        expect(s.upstream.calls == before)
+        expectEqual(s.probe.completions, 1, "completions the stepper got")
+        expectEqual(s.upstream.calls, before, "upstream's calls")
     }
 
     /// C3: a second subscription is cancelled; the first keeps working
@@ -47,19 +47,19 @@ enum CompletionChecks {
         let second = RecordingSubscription(name: "second")
         s.subscriber.receive(subscription: second)
         s.settle()
-        expect(eventually { second.calls == [.cancel] })
+        expectSoon({ second.calls }, equals: [.cancel], "the second subscription's calls")
         s.send(0)
         s.probe.fulfil(0, .more)
         s.settle()
-        expect(eventually { s.upstream.calls == [.request(.max(1)), .request(.max(1))] })
-        expect(s.probe.inputs == [0])
+        expectSoon({ s.upstream.calls }, equals: [.request(.max(1)), .request(.max(1))], "upstream's calls")
+        expectEqual(s.probe.inputs, [0], "the stepper's inputs")
         // a subscription arriving after cancel is cancelled too
         s.cancel()
         let third = RecordingSubscription(name: "third")
         s.subscriber.receive(subscription: third)
         s.settle()
-        expect(eventually { third.calls == [.cancel] })
-        expect(second.calls == [.cancel])
+        expectSoon({ third.calls }, equals: [.cancel], "the calls of a subscription that came after cancel()")
+        expectEqual(second.calls, [.cancel], "the second subscription's calls")
     }
 
     /// C4: cancel from many threads cancels upstream once; nothing reaches the stepper after
@@ -71,45 +71,45 @@ enum CompletionChecks {
         for _ in 0..<8 {
             DispatchQueue.global().async(group: group) { subscriber.cancel() }
         }
-        expect(group.wait(timeout: .now() + 10) == .success)
+        expectEqual(group.wait(timeout: .now() + 10), .success, "the 8 cancel() calls")
         s.cancel()
         s.probe.fulfil(0, .more)
         s.settle()  // upstream sends once the request has reached it (an actor requests on its own)
         s.send(1)
         s.complete()
-        expect(s.upstream.calls == [.request(.max(1)), .cancel])
-        expect(s.probe.events == [.input(0)])
+        expectEqual(s.upstream.calls, [.request(.max(1)), .cancel], "upstream's calls")
+        expectEqual(s.probe.events, [.input(0)], "the stepper's events")
         // cancel before the subscription arrives: the late subscription is cancelled
         let early = Scripted(design, subscribe: false)
         early.cancel()
         early.subscriber.receive(subscription: early.upstream)
         early.settle()
-        expect(eventually { early.upstream.calls == [.cancel] })
-        expect(early.probe.events.isEmpty)
+        expectSoon({ early.upstream.calls }, equals: [.cancel], "upstream's calls")
+        expectEqual(early.probe.events, [], "the stepper's events")
     }
 
     /// C5: inputs and completions before subscription, after completion or after cancel are ignored
     static func misbehavingUpstreamIsIgnored(design: SteppingDesign) {
         let before = Scripted(design, subscribe: false)
-        expect(before.send(0) == .none)
+        expectEqual(before.send(0), .none, "demand returned from receive(_:)")
         before.complete()
-        expect(before.probe.events.isEmpty)
+        expectEqual(before.probe.events, [], "the stepper's events")
         before.subscriber.receive(subscription: before.upstream)
         before.send(1)
-        expect(before.probe.events == [.input(1)])
+        expectEqual(before.probe.events, [.input(1)], "the stepper's events")
 
         let afterCompletion = Scripted(design)
         afterCompletion.complete()
-        expect(afterCompletion.send(2) == .none)
+        expectEqual(afterCompletion.send(2), .none, "demand returned from receive(_:)")
         afterCompletion.complete(.failure(TestError()))
-        expect(afterCompletion.probe.events == [.finished])
+        expectEqual(afterCompletion.probe.events, [.finished], "the stepper's events")
 
         let afterCancel = Scripted(design)
         afterCancel.cancel()
-        expect(afterCancel.send(3) == .none)
+        expectEqual(afterCancel.send(3), .none, "demand returned from receive(_:)")
         afterCancel.complete()
-        expect(afterCancel.probe.events.isEmpty)
-        expect(afterCancel.upstream.calls == [.request(.max(1)), .cancel])
+        expectEqual(afterCancel.probe.events, [], "the stepper's events")
+        expectEqual(afterCancel.upstream.calls, [.request(.max(1)), .cancel], "upstream's calls")
     }
 
     /// R1: the stepper and subscription are released after completion or cancel

@@ -7,10 +7,10 @@ enum DemandChecks {
     /// D1: after the subscription, exactly one request(.max(1))
     static func requestsMaxOneOnceAfterSubscription(design: SteppingDesign) {
         let s = Scripted(design)
-        expect(eventually { s.upstream.calls == [.request(.max(1))] })
+        expectSoon({ s.upstream.calls }, equals: [.request(.max(1))], "upstream's calls")
         s.settle()
-        expect(s.upstream.calls == [.request(.max(1))])
-        expect(s.probe.events.isEmpty)
+        expectEqual(s.upstream.calls, [.request(.max(1))], "upstream's calls")
+        expectEqual(s.probe.events, [], "the stepper's events")
     }
 
     /// D2: outstanding demand never exceeds 1, whatever the stepper does
@@ -29,8 +29,8 @@ enum DemandChecks {
             s.settle()
             expect(eventually { s.totalDemand - (value + 1) == 1 }, "after input \(value)")
         }
-        expect(s.probe.violations.isEmpty)
-        expect(s.probe.inputs == Array(0..<20))
+        expectEqual(s.probe.violations, [], "what the stepper saw wrong")
+        expectEqual(s.probe.inputs, Array(0..<20), "the stepper's inputs")
     }
 
     /// D2: against a demand-checking upstream with mixed promise threads
@@ -45,11 +45,11 @@ enum DemandChecks {
         }
         let subscriber = design.subscriber(probe)
         upstream.setFailureType(to: TestError.self).subscribe(subscriber)
-        expect(eventually(timeout: 30) { probe.completions == 1 })
+        expectSoon(timeout: Conformance.patience(30), { probe.completions }, equals: 1, "completions the stepper got")
         // the upstream records every time more than one element is outstanding (D2) and request(.none) (D5)
-        expect(upstream.conduit?.violations == [])
-        expect(probe.inputs == Array(0..<2_000))
-        expect(probe.violations.isEmpty)
+        expectEqual(upstream.conduit?.violations, [], "the demand violations upstream recorded")
+        expectEqual(probe.inputs, Array(0..<2_000), "the stepper's inputs")
+        expectEqual(probe.violations, [], "what the stepper saw wrong")
     }
 
     /// D3: .more during the stepper call is returned from receive, not requested
@@ -58,26 +58,31 @@ enum DemandChecks {
         for value in 0..<5 {
             let demand = s.send(value)
             if design.deliversSynchronously {
-                expect(demand == .max(1))
+                expectEqual(demand, .max(1), "demand returned from receive(_:)")
             } else {
-                expect(demand == .none)
+                expectEqual(demand, .none, "demand returned from receive(_:)")
             }
         }
-        expect(eventually { s.totalDemand == 6 })
+        expectSoon({ s.totalDemand }, equals: 6, "demand signalled upstream")
         if design.deliversSynchronously {
             expect(s.upstream.calls == [.request(.max(1))], "no separate request may be made")
         }
-        expect(s.probe.inputs == Array(0..<5))
+        expectEqual(s.probe.inputs, Array(0..<5), "the stepper's inputs")
     }
 
     /// D4: .more after the stepper returned makes exactly one request, on the fulfilling thread
     static func laterMoreRequestsOnceOnFulfillingThread(design: SteppingDesign) {
         let s = Scripted(design)
-        expect(s.send(0) == .none)
-        let thread = onAnotherThread { s.probe.fulfil(0, .more) }
-        expect(eventually { s.upstream.requests == 2 })
+        expectEqual(s.send(0), .none, "demand returned from receive(_:)")
+        // The fulfilling thread waits for the request before it ends: a thread that has ended
+        // can hand its id to the next one (a worker that made the request would then pass).
+        let thread = onAnotherThread {
+            s.probe.fulfil(0, .more)
+            _ = eventually { s.upstream.requests >= 2 }
+        }
+        expectSoon({ s.upstream.requests }, equals: 2, "upstream requests")
         s.settle()
-        expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
+        expectEqual(s.upstream.calls, [.request(.max(1)), .request(.max(1))], "upstream's calls")
         if design.deliversSynchronously, let thread {
             expect(
                 pthread_equal(s.upstream.requestThreads[1], thread) != 0,
@@ -100,7 +105,9 @@ enum DemandChecks {
             s.settle()
         }
         s.complete()
-        expect(!s.upstream.calls.contains(.request(.none)))
-        expect(s.probe.events.last == .finished)
+        expect(
+            !s.upstream.calls.contains(.request(.none)),
+            "expected no request(.none), saw upstream get \(s.upstream.calls)")
+        expectEqual(s.probe.events.last, .finished, "the stepper's events")
     }
 }

@@ -36,9 +36,9 @@ enum RealUpstreamChecks {
         let c = Collector<Int>()
         let cancellable = (0..<1_000).publisher.setFailureType(to: TestError.self)
             .step(design: design, with: c.stepper(more: true))
-        expect(eventually { c.snapshot.1 == 1 })
-        expect(c.snapshot.0 == Array(0..<1_000))
-        expect(c.snapshot.2 == .finished)
+        expectSoon({ c.snapshot.1 }, equals: 1, "completions")
+        expectEqual(c.snapshot.0, Array(0..<1_000), "inputs")
+        expectEqual(c.snapshot.2, .finished, "completion")
         cancellable.cancel()
     }
 
@@ -46,21 +46,22 @@ enum RealUpstreamChecks {
     static func justEmptyFail(design: SteppingDesign) {
         let just = Collector<String>()
         let a = Just("x").setFailureType(to: TestError.self).step(design: design, with: just.stepper(more: false))
-        expect(eventually { just.snapshot.1 == 1 })
-        expect(just.snapshot.0 == ["x"])
-        expect(just.snapshot.2 == .finished)
+        expectSoon({ just.snapshot.1 }, equals: 1, "completions")
+        expectEqual(just.snapshot.0, ["x"], "inputs")
+        expectEqual(just.snapshot.2, .finished, "completion")
 
         let empty = Collector<Int>()
         let b = Empty<Int, TestError>().step(design: design, with: empty.stepper(more: true))
-        expect(eventually { empty.snapshot.1 == 1 })
-        expect(empty.snapshot.0.isEmpty)
+        expectSoon({ empty.snapshot.1 }, equals: 1, "completions")
+        expectEqual(empty.snapshot.0, [], "inputs")
 
         let fail = Collector<Int>()
         let f = Fail<Int, TestError>(error: TestError(code: 3)).step(design: design, with: fail.stepper(more: true))
-        expect(eventually { fail.snapshot.1 == 1 })
-        expect(fail.snapshot.2 == .failure(TestError(code: 3)))
+        expectSoon({ fail.snapshot.1 }, equals: 1, "completions")
+        expectEqual(fail.snapshot.2, .failure(TestError(code: 3)), "completion")
         settleAll()
-        expect(just.snapshot.1 == 1 && empty.snapshot.1 == 1 && fail.snapshot.1 == 1)
+        expectEqual(
+            [just.snapshot.1, empty.snapshot.1, fail.snapshot.1], [1, 1, 1], "completions of Just, Empty, Fail")
         _ = (a, b, f)
     }
 
@@ -84,9 +85,9 @@ enum RealUpstreamChecks {
             let promise = c.lock.withLock { c.promises[i] }
             queue.sync { promise(.more) }
         }
-        expect(eventually { c.snapshot.1 == 1 })
-        expect(c.snapshot.0 == Array(0..<100))
-        expect(c.snapshot.2 == .finished)
+        expectSoon({ c.snapshot.1 }, equals: 1, "completions")
+        expectEqual(c.snapshot.0, Array(0..<100), "inputs")
+        expectEqual(c.snapshot.2, .finished, "completion")
         cancellable.cancel()
     }
 
@@ -101,14 +102,14 @@ enum RealUpstreamChecks {
         settleDesign(subscriber)
         var cancellable: AnyCancellable? = AnyCancellable(subscriber)
         subject.send(1)
-        expect(eventually { c.snapshot.0 == [1] })
+        expectSoon({ c.snapshot.0 }, equals: [1], "inputs")
         cancellable?.cancel()
         cancellable = nil
         subject.send(2)
         subject.send(completion: .finished)
         settleAll()
-        expect(c.snapshot.0 == [1])
-        expect(c.snapshot.1 == 0)
+        expectEqual(c.snapshot.0, [1], "inputs")
+        expectEqual(c.snapshot.1, 0, "completions")
     }
 
     private static func settleAll() { usleep(1_000) }

@@ -21,22 +21,22 @@ enum StepChecks {
         }
         let subscriber = design.subscriber(probe)
         upstream.setFailureType(to: TestError.self).subscribe(subscriber)
-        expect(eventually(timeout: 60) { probe.completions == 1 }, "\(design) did not finish")
+        expect(eventually(timeout: Conformance.patience(60)) { probe.completions == 1 }, "\(design) did not finish")
         expect(probe.violations.isEmpty, "\(probe.violations.prefix(3))")
-        expect(probe.inputs == Array(0..<count))
-        expect(probe.events.last == .finished)
+        expectEqual(probe.inputs, Array(0..<count), "the stepper's inputs")
+        expectEqual(probe.events.last, .finished, "the stepper's events")
     }
 
     /// S1: a misbehaving upstream cannot overlap stepper calls
     static func neverASecondInputWhilePromiseUnfulfilled(design: SteppingDesign) {
         let s = Scripted(design)
         s.send(0)
-        expect(s.probe.inputs == [0])
+        expectEqual(s.probe.inputs, [0], "the stepper's inputs")
         s.probe.fulfil(0, .more)
         s.settle()  // upstream sends once the request has reached it (an actor requests on its own)
         s.send(1)
-        expect(eventually { s.probe.inputs == [0, 1] })
-        expect(s.probe.violations.isEmpty)
+        expectSoon({ s.probe.inputs }, equals: [0, 1], "the stepper's inputs")
+        expectEqual(s.probe.violations, [], "what the stepper saw wrong")
     }
 
     /// S2: a promise acts at most once
@@ -48,7 +48,7 @@ enum StepChecks {
         s.probe.fulfil(0, .more)
         s.probe.fulfil(0, .cancel)
         s.settle()
-        expect(s.upstream.calls == [.request(.max(1)), .request(.max(1))])
+        expectEqual(s.upstream.calls, [.request(.max(1)), .request(.max(1))], "upstream's calls")
         // and from inside the stepper call:
         let t = Scripted(design) { probe, index, _ in
             probe.fulfil(index, .more)
@@ -56,10 +56,10 @@ enum StepChecks {
             probe.fulfil(index, .cancel)
         }
         t.send(0)
-        expect(eventually { t.totalDemand == 2 })
+        expectSoon({ t.totalDemand }, equals: 2, "demand signalled upstream")
         t.settle()
-        expect(t.totalDemand == 2)
-        expect(t.upstream.cancels == 0)
+        expectEqual(t.totalDemand, 2, "demand signalled upstream")
+        expectEqual(t.upstream.cancels, 0, "upstream cancels")
     }
 
     /// S3: stale promises do nothing: earlier input, after completion, after cancel
@@ -103,17 +103,17 @@ enum StepChecks {
         s.probe.fulfil(0, .cancel)
         s.send(1)
         s.complete()
-        expect(s.upstream.calls == [.request(.max(1)), .cancel])
-        expect(s.probe.events == [.input(0)])
+        expectEqual(s.upstream.calls, [.request(.max(1)), .cancel], "upstream's calls")
+        expectEqual(s.probe.events, [.input(0)], "the stepper's events")
         // during the stepper call
         let t = Scripted(design) { probe, index, _ in probe.fulfil(index, .cancel) }
-        expect(t.send(0) == .none)
+        expectEqual(t.send(0), .none, "demand returned from receive(_:)")
         t.send(1)
         t.complete(.failure(TestError()))
-        expect(eventually { t.upstream.cancels == 1 })
+        expectSoon({ t.upstream.cancels }, equals: 1, "upstream cancels")
         t.settle()
-        expect(t.upstream.calls == [.request(.max(1)), .cancel])
-        expect(t.probe.events == [.input(0)])
+        expectEqual(t.upstream.calls, [.request(.max(1)), .cancel], "upstream's calls")
+        expectEqual(t.probe.events, [.input(0)], "the stepper's events")
     }
 
     /// S5: the stepper may call the promise synchronously; an upstream may re-enter on request
@@ -131,19 +131,19 @@ enum StepChecks {
         }
         subscriber.receive(subscription: s.upstream)
         s.settle()
-        expect(eventually { s.probe.inputs == [1] })
+        expectSoon({ s.probe.inputs }, equals: [1], "the stepper's inputs")
         _ = onAnotherThread { s.probe.fulfil(0, .more) }  // request → re-entrant input 2
-        expect(eventually { s.probe.inputs == [1, 2] })
+        expectSoon({ s.probe.inputs }, equals: [1, 2], "the stepper's inputs")
         // The stepper fulfils synchronously and also cancels the subscriber from inside.
         s.probe.reaction = { probe, index, _ in
             probe.fulfil(index, .more)
             subscriber.cancel()
         }
         _ = onAnotherThread { s.probe.fulfil(1, .more) }
-        expect(eventually { s.upstream.cancels == 1 })
+        expectSoon({ s.upstream.cancels }, equals: 1, "upstream cancels")
         s.settle()
-        expect(s.probe.inputs == [1, 2, 3])
-        expect(s.probe.violations.isEmpty)
+        expectEqual(s.probe.inputs, [1, 2, 3], "the stepper's inputs")
+        expectEqual(s.probe.violations, [], "what the stepper saw wrong")
     }
 
     /// S5: 1,000,000 synchronous elements with synchronous .more do not grow the stack
@@ -164,8 +164,11 @@ enum StepChecks {
             }
         }
         (0..<count).publisher.subscribe(subscriber)
-        expect(eventually(timeout: 120) { finished.value })
-        expect(received.value == count)
+        expect(
+            eventually(timeout: Conformance.patience(120)) { finished.value },
+            "expected the stream to finish within \(Int(Conformance.patience(120))) s; \(received.value) of \(count) received"
+        )
+        expectEqual(received.value, count, "inputs received")
         expect(firstOutOfOrder.value == nil, "out of order: \(String(describing: firstOutOfOrder.value))")
 
         // and with the suite's trampolined upstream: a nested emission would be a second stepper
@@ -173,9 +176,9 @@ enum StepChecks {
         let upstream = CountingUpstream(count: 10_000)
         let probe = StepperProbe<Int> { probe, index, _ in probe.fulfil(index, .more) }
         upstream.setFailureType(to: TestError.self).subscribe(design.subscriber(probe))
-        expect(eventually(timeout: 30) { probe.completions == 1 })
+        expectSoon(timeout: Conformance.patience(30), { probe.completions }, equals: 1, "completions the stepper got")
         expect(probe.violations.isEmpty, "\(probe.violations.prefix(3))")
-        expect(probe.inputs == Array(0..<10_000))
-        expect(upstream.conduit?.violations == [])
+        expectEqual(probe.inputs, Array(0..<10_000), "the stepper's inputs")
+        expectEqual(upstream.conduit?.violations, [], "the demand violations upstream recorded")
     }
 }

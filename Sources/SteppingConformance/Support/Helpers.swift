@@ -19,8 +19,9 @@ package final class Box<Value>: @unchecked Sendable {  // `value` behind `lock`
 /// Waits (bounded) until `condition` holds; returns whether it did. Synchronous designs satisfy
 /// conditions at once; asynchronous ones (the actors) get time to deliver.
 @discardableResult
-package func eventually(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
+package func eventually(timeout: Double? = nil, _ condition: () -> Bool) -> Bool {
+    // 5 s, shortened with the running check's stall limit (``Conformance/briefWait``).
+    let deadline = Date().addingTimeInterval(timeout ?? Conformance.briefWait)
     while !condition() {
         if Date() > deadline { return false }
         usleep(100)

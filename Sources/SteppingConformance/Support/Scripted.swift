@@ -64,6 +64,7 @@ package func onAnotherThread(timeout: Double = 10, _ body: @escaping @Sendable (
         done.signal()
     }
     thread.start()
+    let timeout = Conformance.patience(timeout)
     guard done.wait(timeout: .now() + timeout) == .success else {
         expect(false, "a helper thread did not finish in \(timeout) s (a deadlock, or a stall: R4)")
         return nil

@@ -39,10 +39,33 @@ func runCancelInsideRequest(_ design: SteppingDesign, _ progress: TortureProgres
     return violations
 }
 
+/// Odd rounds subscribe through OpenCombine (`step` on a `PassthroughSubject`, its calls seen by
+/// `handleEvents`); even rounds hand the subscriber a recording subscription directly. The
+/// second is needed: once cancelled, OpenCombine's `handleEvents` no longer reports requests, so
+/// a design that requests from a worker after `cancel()` returned went unseen through it.
 func runCancelAfterSubscribe(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     var violations: [String] = []
     for round in 0..<300 {
         progress.round.store(round, ordering: .relaxed)
+        if round % 2 == 0 {
+            let upstream = RecordingSubscription()
+            let stepper = CheckingStepper()
+            let subscriber = design.makeSubscriber(stepper: stepper.stepper)
+            subscriber.receive(subscription: upstream)
+            subscriber.cancel()
+            let returned = upstream.calls.count
+            _ = subscriber.receive(1)
+            usleep(2_000)  // give an asynchronous design time to misbehave
+            let late = upstream.calls.dropFirst(returned)
+            if late.contains(where: { if case .request = $0 { true } else { false } }) {
+                violations.append(
+                    "round \(round): request after cancel() returned (C7): upstream got \(upstream.calls), the last \(late.count) after it returned"
+                )
+            }
+            violations += stepper.state.value.violations
+            if !violations.isEmpty { break }
+            continue
+        }
         let subject = PassthroughSubject<Int, TestError>()
         let calls = Box<[String]>([])
         let stepper = CheckingStepper()
