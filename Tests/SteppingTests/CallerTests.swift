@@ -50,7 +50,7 @@ struct CallerTests {
                 }
             }
         }
-        threads.forEach { $0.start() }
+        for thread in threads { thread.start() }
         subscriber.receive(subscription: relay)
         let done = eventually(timeout: 60) { seen.value.count == Self.inputs }
         relay.stop()
@@ -134,7 +134,7 @@ struct CallerTests {
                 defer { s.stopped = true }
                 return !s.stopped
             }
-            if first { (0..<senders).forEach { _ in wake.signal() } }
+            if first { for _ in 0..<senders { wake.signal() } }
         }
 
         var waitsTimedOut: Int { state.withLock { $0.waitsTimedOut } }
