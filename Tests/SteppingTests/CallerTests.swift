@@ -1,7 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
 @_spi(StepBench) import SteppingConformance
-import Synchronization
 import TestSupport
 import Testing
 
@@ -79,7 +78,8 @@ struct CallerTests {
         }
         let combineIdentifier = CombineIdentifier()
         let inputs: Int
-        private let state = Mutex(State())
+        /// An NSLock, not a `Mutex`: ThreadSanitizer cannot see `Mutex`'s futex.
+        private let state = Locked(State())
         private let wake = DispatchSemaphore(value: 0)
         private let senders: Int
 
@@ -139,4 +139,12 @@ struct CallerTests {
 
         var waitsTimedOut: Int { state.withLock { $0.waitsTimedOut } }
     }
+}
+
+/// A value behind an `NSLock`.
+final class Locked<Value>: @unchecked Sendable {  // `value` behind `lock`
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
 }
