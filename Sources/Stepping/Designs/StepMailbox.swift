@@ -283,17 +283,21 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
     /// with its own thread's signals all handled and more of the others' queued, the drain gives
     /// its caller back and goes on on a Dispatch worker (``handOff()``). So a `receive(_:)`
     /// steps its own input and at most this many others', however many threads keep sending.
-    static var drainShare: Int { 16 }
+    static var drainShare: Int { mailboxDrainShare }
 
     /// For the drain, as it begins: none of other threads' signals handled yet.
+    @inline(__always)
     func beginDrain() { othersHandled = 0 }
 
     /// For the drain, between two signals: whether it has handled its share of other threads'
     /// signals (``drainShare``) and more are queued. Only once this thread's own queue is empty:
     /// a signal this thread sends after its call returns goes to the ring, so one left in
     /// ``own`` could be overtaken by it.
+    @inline(__always)
     var owesHandOff: Bool {
-        othersHandled >= Self.drainShare && own.count == 0 && ringCount.load(ordering: .relaxed) > 0
+        // The constant at file scope: `Self.drainShare` in this generic class looked its
+        // metadata up.
+        othersHandled >= mailboxDrainShare && own.count == 0 && ringCount.load(ordering: .relaxed) > 0
     }
 
     /// Gives the drain's caller back: the drain stays running (no other thread takes it, so
@@ -333,6 +337,9 @@ final class StepMailbox<Input, Failure: Error>: StepPromiseTarget,
         }
     }
 }
+
+/// ``StepMailbox/drainShare``, outside the generic class.
+let mailboxDrainShare = 16
 
 /// Where a signal goes (``StepMailbox``'s `enter`). Not nested in the generic class: its nested
 /// types are generic, and their metadata was looked up on every post.
