@@ -61,3 +61,26 @@ def test_conform_refuses_an_unknown_rule():
     done = subprocess.run([stepbench(), "conform", "--rule", "Z9"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert "unknown rule 'Z9'" in done.stderr and "D1" in done.stderr
+
+
+def test_a_committed_table_is_drawn_from_its_committed_verdict():
+    """Every results/<machine-id>/conformance.md that has a conformance.json beside it is exactly
+    what `conform --from` draws from that verdict (scripts/conformance writes both so)."""
+    import glob
+    import os
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    verdicts = glob.glob(os.path.join(root, "results", "*", "conformance.json"))
+    assert verdicts, "no committed conformance verdict: scripts/conformance writes results/<machine-id>/conformance.json"
+    for verdict in verdicts:
+        drawn = subprocess.run([stepbench(), "conform", "--from", verdict, "--format", "markdown"],
+                               capture_output=True, text=True, timeout=60)
+        assert drawn.returncode in (0, 2), drawn.stderr
+        table = open(os.path.join(os.path.dirname(verdict), "conformance.md")).read()
+        assert drawn.stdout == table + "\n" or drawn.stdout == table, f"{verdict}: the committed table is not drawn from it"
+
+
+def test_conform_from_a_file_that_is_not_a_verdict_says_so(tmp_path):
+    bad = tmp_path / "not-a-verdict.json"
+    bad.write_text('{"schema": "stepbench/2"}')
+    done = subprocess.run([stepbench(), "conform", "--from", str(bad)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "not a conformance verdict" in done.stderr, done.stderr

@@ -34,6 +34,11 @@ extension StepBench {
         @Option(help: "Also write the table to this file (atomically: a temporary file, then rename).")
         var output: String?
 
+        @Option(
+            help:
+                "Run nothing: draw the table in --format from this verdict (a file `conform --format json` wrote).")
+        var from: String?
+
         /// This process's executable: the torture children run it (``TortureChild``).
         static var executable: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
 
@@ -47,6 +52,18 @@ extension StepBench {
         }
 
         func run() throws {
+            let verdict = try from.map(ConformanceVerdict.read) ?? runKit()
+            let table = format == .json ? try verdict.json() : ConformanceTable(verdict).render(format)
+            print(table)
+            if let output {
+                try ResultsFile.writeAtomically(Data(table.utf8), to: URL(fileURLWithPath: output))
+                printError("conform: table written to \(output)\n")
+            }
+            if !verdict.conforms { throw ExitCode.regression }
+        }
+
+        /// Every rule on every design, each in a child process.
+        func runKit() -> ConformanceVerdict {
             var results: [[RuleResult]] = []
             for r in rule {
                 printError("conform: \(r) (\(r.summary))\n")
@@ -57,16 +74,7 @@ extension StepBench {
                             tortureArguments: ["torture"], stallLimit: stallLimit)
                     })
             }
-            let table =
-                format == .json
-                ? try ConformanceVerdict(designs: design.map(\.name), results: results).json()
-                : ConformanceTable(designs: design.map(\.name), results: results).render(format)
-            print(table)
-            if let output {
-                try ResultsFile.writeAtomically(Data(table.utf8), to: URL(fileURLWithPath: output))
-                printError("conform: table written to \(output)\n")
-            }
-            if results.joined().contains(where: { !$0.conforms }) { throw ExitCode.regression }
+            return ConformanceVerdict(designs: design.map(\.name), results: results)
         }
     }
 }
@@ -103,13 +111,13 @@ enum ConformFormat: String, CaseIterable, ExpressibleByArgument {
 /// rule with its cells (one per design: the verdict, its kind, the checks run, the failures);
 /// the rules the kit does not check (R2: measured by `stepbench run`, held by the gate) listed
 /// with how they are held instead of being absent.
-struct ConformanceVerdict: Encodable {
-    struct Rule: Encodable {
+struct ConformanceVerdict: Codable {
+    struct Rule: Codable {
         var id: String
         var summary: String
         var cells: [Cell]
     }
-    struct Cell: Encodable {
+    struct Cell: Codable {
         var design: String
         /// "passed", "known issue", "failed", "known issue not shown".
         var verdict: String
@@ -120,23 +128,23 @@ struct ConformanceVerdict: Encodable {
         var checks: [Check]
         var failures: [Failure]
     }
-    struct KnownIssue: Encodable {
+    struct KnownIssue: Codable {
         var reason: String
         var isIntermittent: Bool
         var isFatal: Bool
     }
-    struct Check: Encodable {
+    struct Check: Codable {
         var name: String
         /// A torture case: its outcome depends on thread timing.
         var torture: Bool
     }
-    struct Failure: Encodable {
+    struct Failure: Codable {
         var check: String
         var message: String
         var file: String
         var line: Int
     }
-    struct Measured: Encodable {
+    struct Measured: Codable {
         var id: String
         var summary: String
         var held: String
@@ -177,6 +185,24 @@ struct ConformanceVerdict: Encodable {
         }
     }
 
+    /// A verdict `conform --format json` wrote.
+    static func read(_ path: String) throws -> ConformanceVerdict {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw ResultsError(
+                "\(path): cannot read it (\(error.localizedDescription)); write one with stepbench conform --format json --output FILE"
+            )
+        }
+        let verdict: ConformanceVerdict
+        do { verdict = try JSONDecoder().decode(ConformanceVerdict.self, from: data) } catch {
+            throw ResultsError("\(path): not a conformance verdict (\(error))")
+        }
+        guard verdict.schema == "stepbench-conformance/1" else {
+            throw ResultsError("\(path): schema '\(verdict.schema)', expected 'stepbench-conformance/1'")
+        }
+        return verdict
+    }
+
     func json() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -184,24 +210,35 @@ struct ConformanceVerdict: Encodable {
     }
 }
 
-/// The rule × design table and the failures under it.
+/// The rule × design table and the failures under it, drawn from the verdict (so that a
+/// committed table can be drawn again from its committed verdict: `conform --from`).
 struct ConformanceTable {
-    var designs: [String]
-    /// One row per rule, one result per design.
-    var results: [[RuleResult]]
+    var verdict: ConformanceVerdict
 
-    static func cell(_ result: RuleResult) -> String {
-        switch result.verdict {
-        case .passed: "ok"
-        case .knownIssue: "known"
-        case .failed: "FAIL"
-        case .knownIssueNotShown: "STALE"
+    init(_ verdict: ConformanceVerdict) { self.verdict = verdict }
+
+    static func cell(_ verdict: String) -> String {
+        switch verdict {
+        case RuleResult.Verdict.passed.rawValue: "ok"
+        case RuleResult.Verdict.knownIssue.rawValue: "known"
+        case RuleResult.Verdict.failed.rawValue: "FAIL"
+        default: "STALE"  // known issue not shown
         }
     }
 
+    /// A cell that is not "passed", as ``RuleResult/description`` says it: the verdict, the
+    /// declaration and the first failures.
+    static func notable(_ rule: ConformanceVerdict.Rule, _ cell: ConformanceVerdict.Cell) -> String {
+        var lines = ["\(cell.design) \(rule.id) (\(rule.summary)): \(cell.verdict), \(cell.checks.count) checks"]
+        if let known = cell.knownIssue { lines.append("  declared: \(known.reason)") }
+        lines += cell.failures.prefix(10).map { "  \($0.check): \($0.message) (\($0.file):\($0.line))" }
+        if cell.failures.count > 10 { lines.append("  … and \(cell.failures.count - 10) more") }
+        return lines.joined(separator: "\n")
+    }
+
     func render(_ format: ConformFormat) -> String {
-        let header = ["rule"] + designs
-        let rows = results.map { row in [row[0].rule.rawValue] + row.map(Self.cell) }
+        let header = ["rule"] + verdict.designs
+        let rows = verdict.rules.map { rule in [rule.id] + rule.cells.map { Self.cell($0.verdict) } }
         var out: String
         switch format {
         case .markdown:
@@ -214,8 +251,10 @@ struct ConformanceTable {
             }
             out = ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
         }
-        let notable = results.joined().filter { $0.verdict != .passed }
-        if !notable.isEmpty { out += "\n" + notable.map(\.description).joined(separator: "\n") + "\n" }
+        let notable = verdict.rules.flatMap { rule in
+            rule.cells.filter { $0.verdict != RuleResult.Verdict.passed.rawValue }.map { Self.notable(rule, $0) }
+        }
+        if !notable.isEmpty { out += "\n" + notable.joined(separator: "\n") + "\n" }
         return out
     }
 }

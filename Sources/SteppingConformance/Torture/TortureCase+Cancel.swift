@@ -54,7 +54,8 @@ func runCancelAfterSubscribe(_ design: SteppingDesign, _ progress: TortureProgre
             subscriber.receive(subscription: upstream)
             subscriber.cancel()
             let returned = upstream.calls.count
-            _ = subscriber.receive(1)
+            // No input: one sent after cancel() is an upstream breaking RS 1.1 (C5's business),
+            // and some peers trap on it; the question here is only whether demand follows.
             usleep(2_000)  // give an asynchronous design time to misbehave
             let late = upstream.calls.dropFirst(returned)
             if late.contains(where: { if case .request = $0 { true } else { false } }) {
