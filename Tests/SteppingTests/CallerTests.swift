@@ -78,8 +78,8 @@ struct CallerTests {
         }
         let combineIdentifier = CombineIdentifier()
         let inputs: Int
-        /// An NSLock, not a `Mutex`: ThreadSanitizer cannot see `Mutex`'s futex.
-        private let state = Locked(State())
+        /// The kit's `Box` (an NSLock), not a `Mutex`: ThreadSanitizer cannot see `Mutex`'s futex.
+        private let state = Box(State())
         private let wake = DispatchSemaphore(value: 0)
         private let senders: Int
 
@@ -96,7 +96,7 @@ struct CallerTests {
         func cancel() { stop() }
 
         func grant(waitingForItsReturn wait: Bool) {
-            let granted = state.withLock { s -> Int? in
+            let granted = state.mutate { s -> Int? in
                 guard !s.stopped, s.next < inputs else { return nil }
                 defer { s.next += 1 }
                 s.granted.append(s.next)
@@ -106,9 +106,9 @@ struct CallerTests {
             wake.signal()
             guard wait else { return }
             let deadline = Date().addingTimeInterval(10)
-            while !state.withLock({ $0.returned.contains(granted) || $0.stopped }) {
+            while !state.value.returned.contains(granted) && !state.value.stopped {
                 if Date() > deadline {
-                    state.withLock { $0.waitsTimedOut += 1 }
+                    state.mutate { $0.waitsTimedOut += 1 }
                     return
                 }
                 usleep(20)
@@ -119,7 +119,7 @@ struct CallerTests {
         func nextInput() -> Int? {
             while true {
                 wake.wait()
-                let taken = state.withLock { s -> Int?? in
+                let taken = state.mutate { s -> Int?? in
                     if s.stopped { return .some(nil) }
                     return s.granted.isEmpty ? nil : s.granted.removeFirst()
                 }
@@ -127,24 +127,16 @@ struct CallerTests {
             }
         }
 
-        func returned(_ input: Int) { state.withLock { _ = $0.returned.insert(input) } }
+        func returned(_ input: Int) { state.mutate { _ = $0.returned.insert(input) } }
 
         func stop() {
-            let first = state.withLock { s -> Bool in
+            let first = state.mutate { s -> Bool in
                 defer { s.stopped = true }
                 return !s.stopped
             }
             if first { for _ in 0..<senders { wake.signal() } }
         }
 
-        var waitsTimedOut: Int { state.withLock { $0.waitsTimedOut } }
+        var waitsTimedOut: Int { state.value.waitsTimedOut }
     }
-}
-
-/// A value behind an `NSLock`.
-final class Locked<Value>: @unchecked Sendable {  // `value` behind `lock`
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
 }
