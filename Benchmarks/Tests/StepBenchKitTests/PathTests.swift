@@ -20,6 +20,45 @@ struct PathTests {
         #expect(path.isDefined(for: .floorStep))  // floor-step has every path: the API's part of each
     }
 
+    @Test("a child that fails under valgrind: the message shows the child's error, not valgrind's summary")
+    func test_child_failureUnderValgrindShowsTheChildsError() {
+        // What valgrind writes after its guest's last word, as CI saw it hide the error
+        let script = """
+            echo "Error: sync-more async-channel: input 3: not seen within 10 s" >&2
+            for line in "Events    : Ir" "Collected : 153616429" "" "I   refs:      153,616,429"; do
+                echo "==11306== $line" >&2
+            done
+            exit 1
+            """
+        #expect {
+            try Measuring.instructions.run("sh", ["-c", script], what: "profile: the path child of x")
+        } throws: {
+            let message = "\($0)"
+            return message.contains("the path child of x exited 1")
+                && message.contains("input 3: not seen within 10 s") && !message.contains("I   refs")
+        }
+        // A child that wrote nothing of its own: valgrind's lines are all there is to show
+        #expect(Measuring.tail(of: "==7== a\n==7== b\n") == "==7== a / ==7== b")
+        #expect(Measuring.tail(of: "one\n==x== two\n= three") == "one / ==x== two / = three")
+    }
+
+    @Test(
+        "stale-promise on a design one input ahead whose request ahead comes late: counted before the window, not in it"
+    )
+    func test_path_stalePromiseWaitsForALateRequestAhead() throws {
+        // How CI's regression gate saw async-channel's path child fail under callgrind: the
+        // producer's request ahead landed after the driver had counted, as if a stale call made it.
+        AllocationCounter.install()
+        let design = SteppingDesign(
+            name: "late-ahead",
+            traits: .init(
+                delivery: .onOwnExecutor, knownIssues: [.init(.d2, "asks for the next input 20 ms after it takes one")]),
+            strategy: LateAheadStrategy(delay: .milliseconds(20)))
+        // Enough stale calls that the window outlasts the delay by far: the old driver counted
+        // 2 requests before it and saw 3 after
+        _ = try StepPath.stalePromise.drive(.design(design), events: 200_000, label: nil)
+    }
+
     /// A design that declares rule C6 broken: it has no re-entrant-completion path.
     static let breaksC6 = SteppingDesign.allCases.first { $0.traits.knownIssue(.c6) != nil }!
 

@@ -75,7 +75,7 @@ public enum Measuring: Sendable {
             throw ScenarioFailure(
                 "profile: cannot start \(command) (\(error)); install valgrind (apt-get install valgrind)")
         }
-        let tail = result.stderrText.split(separator: "\n").suffix(4).joined(separator: " / ")
+        let tail = Self.tail(of: result.stderrText)
         if result.timedOut, let timeLimit {
             throw ChildFault(
                 status: .hung,
@@ -90,6 +90,21 @@ public enum Measuring: Sendable {
             throw ScenarioFailure("\(what) exited \(result.status): \(tail)")
         }
         return result.stdout
+    }
+
+    /// The last lines a child wrote on its standard error, for a message: valgrind's own lines
+    /// ("==PID== …", its summary, which it writes after its guest's last word) left out, so that
+    /// the child's error is what the message shows; all of them when the child wrote none.
+    static func tail(of stderr: String, lines: Int = 4) -> String {
+        let all = stderr.split(separator: "\n")
+        let own = all.filter { !isValgrindLine($0) }
+        return (own.isEmpty ? all : own).suffix(lines).joined(separator: " / ")
+    }
+
+    private static func isValgrindLine(_ line: Substring) -> Bool {
+        guard line.hasPrefix("=="), let end = line.dropFirst(2).firstIndex(of: "=") else { return false }
+        let pid = line[line.index(line.startIndex, offsetBy: 2)..<end]
+        return !pid.isEmpty && pid.allSatisfy(\.isNumber) && line[end...].hasPrefix("==")
     }
 }
 

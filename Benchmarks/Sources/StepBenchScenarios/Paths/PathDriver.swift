@@ -44,12 +44,19 @@ struct PathDriver {
             let stale = try slot.promise.unwrapped("\(name): no promise kept")
             _ = subscriber.receive(1)
             try upstream.await(1, "\(name): input 1")
+            // A design one input ahead (rule D2 declared broken) asks for input 2 as it takes
+            // input 1, on a thread of its own: the driver waits for that request, which otherwise
+            // could land after the count below (a quiet 2 ms proves nothing under callgrind) and
+            // read as the stale calls' doing. One that is ahead only at times cannot be waited for.
+            let ahead = subject.design?.traits.knownIssue(.d2).map { !$0.isIntermittent } ?? false
+            if ahead {
+                try upstream.await(1, "\(name): the request for input 2 ahead of the promise (D2 declared broken)")
+            }
             SteppingDesign.waitUntilIdle(subscriber as AnyObject)
-            // A design one input ahead (rule D2 declared broken) has requested input 2 already.
             let before = upstream.totals
             try verify(
-                before.requests == 2 || (before.requests == 3 && !follows(.d2)),
-                "\(name): expected 2 requests before the stale calls, saw \(before)")
+                before.requests == (ahead ? 3 : 2) || (before.requests == 3 && !follows(.d2)),
+                "\(name): expected \(ahead ? 3 : 2) requests before the stale calls, saw \(before)")
             try meter.start()
             window(label) {
                 for _ in 0..<events { stale(.more) }
