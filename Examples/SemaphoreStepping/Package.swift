@@ -7,10 +7,8 @@ import PackageDescription
 // the design beside the built-ins. Public products only.
 //
 // It sits beside a clone of StepBench in a folder named StepBench: the library and the kit come
-// from the clone's root package, the tool from its Benchmarks/ package. SwiftPM takes no package
-// from a repository's subfolder by URL, so the tool needs the clone; a package that needs only the
-// library and the kit depends on the repository by URL instead (the product names stay; `package:`
-// is the URL's last component). scripts/test builds it so (scripts/lib/outside-package).
+// from the clone's root package, the tool from its Benchmarks/ package (why a clone: the README's
+// "Bring your own design"). scripts/test builds it so (scripts/lib/outside-package).
 let package = Package(
     name: "SemaphoreStepping",
     platforms: [.macOS(.v15)],

@@ -5,7 +5,7 @@ extension Conformance {
     /// The torture cases as checks of the rule each is about, each run by the configuration's
     /// ``Configuration/runTorture`` (in the calling process unless told otherwise).
     static let tortureChecks: [Check] = TortureCase.allCases.map { torture in
-        Check(torture.rule, torture.rawValue, torture.summary, isTorture: true) { design in
+        Check(torture.rule, torture.rawValue, torture.summary, torture: torture) { design in
             for violation in configuration.runTorture(torture, design, stallLimit) {
                 expect(false, violation)
             }

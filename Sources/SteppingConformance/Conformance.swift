@@ -32,19 +32,25 @@ public enum Conformance {
         public let name: String
         /// What it does, in a line.
         public let title: String
-        /// Whether it is a torture case: the check that shows a declared known issue of its rule
-        /// (a deadlock among them), so it gets the short limit when the design declares one.
-        public let isTorture: Bool
+        /// Its torture case, if it is one: the check that shows a declared known issue of its
+        /// rule (a deadlock among them), so it gets the short limit when the design declares one.
+        public let torture: TortureCase?
         let body: @Sendable (SteppingDesign) -> Void
 
+        /// Whether it is a torture case.
+        public var isTorture: Bool { torture != nil }
+        /// Whether a design with the fault it looks for can pass one run of it
+        /// (``TortureCase/isStochastic``); every other check is required: one run shows what it checks.
+        public var isStochastic: Bool { torture?.isStochastic ?? false }
+
         init(
-            _ rule: SteppingRule, _ name: String, _ title: String, isTorture: Bool = false,
+            _ rule: SteppingRule, _ name: String, _ title: String, torture: TortureCase? = nil,
             _ body: @escaping @Sendable (SteppingDesign) -> Void
         ) {
             self.rule = rule
             self.name = name
             self.title = title
-            self.isTorture = isTorture
+            self.torture = torture
             self.body = body
         }
     }

@@ -29,6 +29,45 @@ struct KnownBadDesignTests {
             #expect(failure.message != "expectation failed", "a failure that does not say what it saw: \(failure)")
         }
         if let first = result.failures.first { print("\(bad.design.name) \(bad.rule): \(first)") }
+        // A stochastic check of the rule states its power beside the verdict: how often one of
+        // its rounds catches this design's fault, and how often a run (one per scripts/test run)
+        // would miss it.
+        for torture in TortureCase.allCases where torture.rule == bad.rule && torture.isStochastic {
+            let power = torture.power(on: bad.design, runs: Self.powerRuns(torture))
+            print("\(bad.design.name) \(bad.rule): \(result.verdict.rawValue); stochastic \(power)")
+            #expect(
+                power.missPerRun < 0.01,
+                "\(power): a run needs \(power.roundsNeeded(missBelow: 0.01)) rounds to miss it under 1% of the time")
+        }
+    }
+
+    /// Runs of a stochastic case that measure its power: some 300 rounds, a few seconds.
+    static func powerRuns(_ torture: TortureCase) -> Int { max(1, 300 / torture.rounds) }
+
+    @Test(
+        "the power of a stochastic check: rounds are tallied, the bound is Clopper–Pearson's, a failure names its seed")
+    func test_powerArithmeticAndSeed() throws {
+        let power = TorturePower(
+            torture: .cancelAfterSubscribe, design: "x", runs: 3, roundsRun: 900, roundsCaught: 266)
+        #expect(abs(power.catchRateLowerBound - 0.270_505) < 1e-5)  // scipy: beta.ppf(0.05, 266, 635)
+        #expect(
+            abs(
+                TorturePower(torture: .storm64, design: "x", runs: 3, roundsRun: 30, roundsCaught: 25)
+                    .catchRateLowerBound - 0.681_029) < 1e-5)
+        let all = TorturePower(torture: .storm64, design: "x", runs: 3, roundsRun: 30, roundsCaught: 30)
+        #expect(abs(all.catchRateLowerBound - pow(0.05, 1.0 / 30)) < 1e-12)
+        #expect(TorturePower(torture: .storm64, design: "x", runs: 1, roundsRun: 10, roundsCaught: 0).missPerRun == 1)
+        // 27.05% a round: 15 rounds miss 0.9%, 14 rounds 1.2%
+        #expect(power.roundsNeeded(missBelow: 0.01) == 15)
+        #expect(power.description.contains("caught 266 of 900 rounds in 3 runs (29.6%, ≥ 27.1% at 95% confidence)"))
+
+        // A stochastic case's failure begins with the round and the seed that replays its choices.
+        let bad = try #require(KnownBad.all.first { $0.rule == .c7 })
+        let violations = TortureCase.cancelAfterSubscribe.run(
+            bad.design, TortureProgress(label: "replay", seed: 12_345))
+        let first = try #require(violations.first)
+        #expect(first.hasPrefix("caught in round ") && first.contains("of 300 with seed 12345"), "\(violations)")
+        #expect(first.contains("cancel-after-subscribe \(bad.design.name) SECONDS 12345"), "\(first)")
     }
 
     @Test("its other rules pass, or are declared (and then shown)", arguments: KnownBad.all)

@@ -40,11 +40,12 @@ def test_conform_json_gives_each_cell_its_verdict_kind_and_failures_and_names_th
         capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     verdict = json.loads(done.stdout)
-    assert verdict["schema"] == "stepbench-conformance/1" and verdict["conforms"] is True
+    assert verdict["schema"] == "stepbench-conformance/2" and verdict["conforms"] is True
     assert verdict["designs"] == [clean, reference]
     cells = {(rule["id"], cell["design"]): cell for rule in verdict["rules"] for cell in rule["cells"]}
     assert cells[("D1", clean)]["verdict"] == "passed" and cells[("D1", clean)]["kind"] == "required"
     assert cells[("D1", clean)]["checks"] and cells[("D1", clean)]["failures"] == []
+    assert all(c["kind"] == "required" and "rounds" not in c for c in cells[("D1", clean)]["checks"])
     known = cells[(declared, reference)]
     assert known["verdict"] == "known issue" and known["kind"] == "known issue" and known["conforms"] is True
     assert known["knownIssue"]["reason"] and known["failures"], "the failures that show the known issue"
@@ -84,3 +85,28 @@ def test_conform_from_a_file_that_is_not_a_verdict_says_so(tmp_path):
     bad.write_text('{"schema": "stepbench/2"}')
     done = subprocess.run([stepbench(), "conform", "--from", str(bad)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "not a conformance verdict" in done.stderr, done.stderr
+
+
+def test_conform_marks_a_stochastic_check_with_its_rounds_and_says_so_under_the_table(tmp_path):
+    cat = catalog()
+    clean = next(d for d in cat["designs"] if d not in cat["knownIssues"] and d not in cat["asynchronousDesigns"])
+    verdict = tmp_path / "verdict.json"
+    done = subprocess.run(
+        [stepbench(), "conform", "--design", clean, "--rule", "C7", "--format", "json", "--output", str(verdict)],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    checks = {c["name"]: c for c in json.loads(verdict.read_text())["rules"][0]["cells"][0]["checks"]}
+    assert checks["cancel-after-subscribe"] == {
+        "name": "cancel-after-subscribe", "torture": True, "kind": "stochastic", "rounds": 300}
+    drawn = subprocess.run([stepbench(), "conform", "--from", str(verdict), "--format", "markdown"],
+                           capture_output=True, text=True, timeout=60)
+    assert drawn.returncode == 0, drawn.stderr
+    assert "Stochastic checks: cancel-after-subscribe (C7, 300 rounds)." in drawn.stdout
+
+
+def test_conform_from_a_verdict_of_the_older_schema_says_to_write_it_again(tmp_path):
+    old = tmp_path / "old.json"
+    old.write_text('{"schema": "stepbench-conformance/1", "designs": [], "conforms": true, "rules": [], "measured": []}')
+    done = subprocess.run([stepbench(), "conform", "--from", str(old)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stdout
+    assert "stepbench-conformance/1" in done.stderr and "scripts/conformance" in done.stderr, done.stderr

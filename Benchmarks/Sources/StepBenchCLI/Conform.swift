@@ -9,8 +9,9 @@ extension StepBench {
         static let configuration = CommandConfiguration(
             abstract: "Run the conformance kit: every rule on every design, as a rule × design table.",
             discussion: """
-                Each cell: ok (every check passed), known (the design declares the rule broken and a \
-                check shows it), FAIL (a check failed), STALE (a declared known issue no check shows). \
+                Each cell: ok (every check passed), ok* (every check passed; the design declares the rule \
+                broken at times), known (the design declares the rule broken and a check shows it), FAIL \
+                (a check failed), STALE (a declared known issue no check shows). \
                 The failures follow the table. Exit 0 when every design conforms (keeps each rule or \
                 breaks it as declared); 2 when one does not. Each rule runs on each design in a child \
                 process of this executable (and each torture case in a child of that), so that a design \
@@ -135,8 +136,13 @@ struct ConformanceVerdict: Codable {
     }
     struct Check: Codable {
         var name: String
-        /// A torture case: its outcome depends on thread timing.
+        /// A torture case (run in a child process of the rule's).
         var torture: Bool
+        /// "required": one run shows what it checks; "stochastic": a design with the fault it
+        /// looks for can pass one run (it stops at the first of its rounds that catches it).
+        var kind: String
+        /// A stochastic check's rounds per run.
+        var rounds: Int?
     }
     struct Failure: Codable {
         var check: String
@@ -150,7 +156,8 @@ struct ConformanceVerdict: Codable {
         var held: String
     }
 
-    var schema = "stepbench-conformance/1"
+    static let schema = "stepbench-conformance/2"
+    var schema = Self.schema
     var designs: [String]
     var conforms: Bool
     var rules: [Rule]
@@ -159,7 +166,7 @@ struct ConformanceVerdict: Codable {
     init(designs: [String], results: [[RuleResult]]) {
         self.designs = designs
         conforms = !results.joined().contains { !$0.conforms }
-        let torture = Set(Conformance.checks.filter(\.isTorture).map(\.name))
+        let checks = Dictionary(uniqueKeysWithValues: Conformance.checks.map { ($0.name, $0) })
         rules = results.map { row in
             Rule(
                 id: row[0].rule.rawValue, summary: row[0].rule.summary,
@@ -170,7 +177,13 @@ struct ConformanceVerdict: Codable {
                         knownIssue: result.knownIssue.map {
                             KnownIssue(reason: $0.reason, isIntermittent: $0.isIntermittent, isFatal: $0.isFatal)
                         },
-                        checks: result.checks.map { Check(name: $0, torture: torture.contains($0)) },
+                        checks: result.checks.map { name in
+                            let check = checks[name]
+                            return Check(
+                                name: name, torture: check?.isTorture ?? false,
+                                kind: check?.isStochastic == true ? "stochastic" : "required",
+                                rounds: check?.isStochastic == true ? check?.torture?.rounds : nil)
+                        },
                         failures: result.failures.map {
                             Failure(check: $0.check, message: $0.message, file: $0.fileID, line: $0.line)
                         })
@@ -193,12 +206,17 @@ struct ConformanceVerdict: Codable {
                 "\(path): cannot read it (\(error.localizedDescription)); write one with stepbench conform --format json --output FILE"
             )
         }
+        struct Schema: Decodable { var schema: String }
+        if let found = try? JSONDecoder().decode(Schema.self, from: data).schema, found != Self.schema {
+            throw ResultsError(
+                "\(path): not a conformance verdict of this stepbench: schema '\(found)', expected '\(Self.schema)'"
+                    + (found == "stepbench-conformance/1"
+                        ? " (its checks carry no kind, required or stochastic): write it again with scripts/conformance"
+                        : ""))
+        }
         let verdict: ConformanceVerdict
         do { verdict = try JSONDecoder().decode(ConformanceVerdict.self, from: data) } catch {
             throw ResultsError("\(path): not a conformance verdict (\(error))")
-        }
-        guard verdict.schema == "stepbench-conformance/1" else {
-            throw ResultsError("\(path): schema '\(verdict.schema)', expected 'stepbench-conformance/1'")
         }
         return verdict
     }
@@ -217,9 +235,11 @@ struct ConformanceTable {
 
     init(_ verdict: ConformanceVerdict) { self.verdict = verdict }
 
-    static func cell(_ verdict: String) -> String {
-        switch verdict {
-        case RuleResult.Verdict.passed.rawValue: "ok"
+    /// A cell's word: ok, ok* (a rule the design declares broken at times, not shown in this
+    /// run), known, FAIL, STALE.
+    static func cell(_ cell: ConformanceVerdict.Cell) -> String {
+        switch cell.verdict {
+        case RuleResult.Verdict.passed.rawValue: cell.knownIssue == nil ? "ok" : "ok*"
         case RuleResult.Verdict.knownIssue.rawValue: "known"
         case RuleResult.Verdict.failed.rawValue: "FAIL"
         default: "STALE"  // known issue not shown
@@ -238,7 +258,7 @@ struct ConformanceTable {
 
     func render(_ format: ConformFormat) -> String {
         let header = ["rule"] + verdict.designs
-        let rows = verdict.rules.map { rule in [rule.id] + rule.cells.map { Self.cell($0.verdict) } }
+        let rows = verdict.rules.map { rule in [rule.id] + rule.cells.map(Self.cell) }
         var out: String
         switch format {
         case .markdown:
@@ -255,6 +275,33 @@ struct ConformanceTable {
             rule.cells.filter { $0.verdict != RuleResult.Verdict.passed.rawValue }.map { Self.notable(rule, $0) }
         }
         if !notable.isEmpty { out += "\n" + notable.joined(separator: "\n") + "\n" }
+        if verdict.rules.contains(where: { $0.cells.contains { Self.cell($0) == "ok*" } }) {
+            out +=
+                "\nok*: the design declares the rule broken at times (an intermittent known issue); no check showed it in this run.\n"
+        }
+        if let stochastic = stochastic { out += "\n" + stochastic + "\n" }
         return out
+    }
+
+    /// The stochastic checks the verdict ran, in a paragraph: a pass of one is a pass with the
+    /// power its known-bad design measures (docs/CONFORMANCE.md).
+    var stochastic: String? {
+        var seen: [String: (rule: String, rounds: Int?)] = [:]
+        var order: [String] = []
+        for rule in verdict.rules {
+            for check in rule.cells.flatMap(\.checks) where check.kind == "stochastic" && seen[check.name] == nil {
+                seen[check.name] = (rule.id, check.rounds)
+                order.append(check.name)
+            }
+        }
+        guard !order.isEmpty else { return nil }
+        let list = order.map { name in
+            let (rule, rounds) = seen[name]!
+            return "\(name) (\(rule)\(rounds.map { ", \($0) rounds" } ?? ""))"
+        }
+        return "Stochastic checks: \(list.joined(separator: ", ")). A design with the fault one looks for can pass "
+            + "a run of it: it stops at the first round that catches the fault. How often a round catches a known-bad "
+            + "design's, and so how often a run misses it, every scripts/test run measures and prints "
+            + "(docs/CONFORMANCE.md, \"Stochastic checks\")."
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 
 func runCancelInsideRequest(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     var violations: [String] = []
-    for round in 0..<50 {
+    for round in 0..<TortureCase.cancelInsideRequest.rounds {
         progress.round.store(round, ordering: .relaxed)
         let stepper = CheckingStepper()
         let subscriber = design.makeSubscriber(stepper: stepper.stepper)
@@ -34,7 +34,7 @@ func runCancelInsideRequest(_ design: SteppingDesign, _ progress: TortureProgres
         eventually { upstream.cancels > 0 }
         violations += stepper.state.value.violations
         if upstream.cancels != 1 { violations.append("round \(round): upstream cancelled \(upstream.cancels) times") }
-        if !violations.isEmpty { break }
+        if progress.endRound(violations: violations.count) { break }
     }
     return violations
 }
@@ -45,7 +45,7 @@ func runCancelInsideRequest(_ design: SteppingDesign, _ progress: TortureProgres
 /// a design that requests from a worker after `cancel()` returned went unseen through it.
 func runCancelAfterSubscribe(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     var violations: [String] = []
-    for round in 0..<300 {
+    for round in 0..<TortureCase.cancelAfterSubscribe.rounds {
         progress.round.store(round, ordering: .relaxed)
         if round % 2 == 0 {
             let upstream = RecordingSubscription()
@@ -57,6 +57,7 @@ func runCancelAfterSubscribe(_ design: SteppingDesign, _ progress: TortureProgre
             // No input: one sent after cancel() is an upstream breaking RS 1.1 (C5's business),
             // and some peers trap on it; the question here is only whether demand follows.
             usleep(2_000)  // give an asynchronous design time to misbehave
+            SteppingDesign.waitUntilIdle(subscriber)  // and one that says when it is idle, all it needs
             let late = upstream.calls.dropFirst(returned)
             if late.contains(where: { if case .request = $0 { true } else { false } }) {
                 violations.append(
@@ -64,7 +65,7 @@ func runCancelAfterSubscribe(_ design: SteppingDesign, _ progress: TortureProgre
                 )
             }
             violations += stepper.state.value.violations
-            if !violations.isEmpty { break }
+            if progress.endRound(violations: violations.count) { break }
             continue
         }
         let subject = PassthroughSubject<Int, TestError>()
@@ -87,7 +88,7 @@ func runCancelAfterSubscribe(_ design: SteppingDesign, _ progress: TortureProgre
             violations.append("round \(round): request after cancel() returned (C7): \(log)")
         }
         violations += stepper.state.value.violations
-        if !violations.isEmpty { break }
+        if progress.endRound(violations: violations.count) { break }
     }
     return violations
 }

@@ -7,7 +7,7 @@ import Synchronization
 
 func runStorm(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     var violations: [String] = []
-    for round in 0..<10 {
+    for round in 0..<TortureCase.storm64.rounds {
         progress.round.store(round, ordering: .relaxed)
         let stepper = CheckingStepper()
         let subscriber = design.makeSubscriber(stepper: stepper.stepper)
@@ -21,12 +21,14 @@ func runStorm(_ design: SteppingDesign, _ progress: TortureProgress) -> [String]
         subscriber.receive(subscription: upstream)
         let cancelledAt = Atomic<Int>(-1)
         onThreads(64) { i in
+            var random = progress.generator(round: round, thread: i)
             for step in 0..<300 {
                 let count = stepper.state.value.promises.count
                 guard count > 0 else { continue }
                 switch (i + step) % 8 {
-                case 0 where count > 1: stepper.state.value.promises[Int.random(in: 0..<count - 1)](.more)  // stale
-                case 1: stepper.state.value.promises[Int.random(in: 0..<count)](.cancel)
+                case 0 where count > 1:
+                    stepper.state.value.promises[Int.random(in: 0..<count - 1, using: &random)](.more)  // stale
+                case 1: stepper.state.value.promises[Int.random(in: 0..<count, using: &random)](.cancel)
                 case 2 where i == 63 && step == 250:
                     target.cancel()
                     _ = cancelledAt.compareExchange(
@@ -51,7 +53,7 @@ func runStorm(_ design: SteppingDesign, _ progress: TortureProgress) -> [String]
                 "round \(round): \(state.inputs.count - seenAtCancel) inputs after cancel() returned (C4: at most 1)")
         }
         if state.inputs != Array(0..<state.inputs.count) { violations.append("round \(round): inputs out of order") }
-        if !violations.isEmpty { break }
+        if progress.endRound(violations: violations.count) { break }
     }
     return violations
 }
@@ -100,6 +102,7 @@ func runSlowRequest(_ design: SteppingDesign, _ progress: TortureProgress) -> [S
             "inputs: \(state.inputs.count) of \(total), in order: \(state.inputs == Array(0..<state.inputs.count))")
     }
     if state.completions != 1 { violations.append("C1: \(state.completions) completions") }
+    _ = progress.endRound(violations: violations.count)  // one round
     return violations
 }
 

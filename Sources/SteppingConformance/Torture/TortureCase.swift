@@ -44,6 +44,27 @@ public enum TortureCase: String, CaseIterable, Sendable {
         }
     }
 
+    /// Whether the case is stochastic: what it looks for is a lost race, so a design that has
+    /// the fault can pass a run of it. Each runs ``rounds`` independent rounds (a fresh
+    /// subscriber each) and stops at the first that catches a violation; ``power(on:runs:)``
+    /// measures how often one round catches the fault (docs/CONFORMANCE.md, "Stochastic
+    /// checks"). The other cases race threads too, but what they look for (a deadlock, a stall,
+    /// a lost or reordered input, a count) shows on every run of a design that has it.
+    public var isStochastic: Bool { Self.stochastic.contains(self) }
+    static let stochastic: [TortureCase] = [.storm64, .cancelAfterSubscribe]
+
+    /// The rounds of one run (one for the cases that run once).
+    public var rounds: Int {
+        switch self {
+        case .storm64: 10
+        case .cancelInsideRequest: 50
+        case .cancelAfterSubscribe: 300
+        case .releaseCallback: 3
+        case .reentrantCompletion, .doubleCompletion: 2
+        case .slowRequest, .reentrantRequest, .demandIgnoring: 1
+        }
+    }
+
     /// What the case does, in a line.
     public var summary: String {
         switch self {
@@ -59,8 +80,19 @@ public enum TortureCase: String, CaseIterable, Sendable {
         }
     }
 
-    /// Runs the case on `design`; returns the violations seen (empty: the design held).
+    /// Runs the case on `design`; returns the violations seen (empty: the design held). A
+    /// stochastic case's violations begin with the round and seed that caught them.
     public func run(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
+        let violations = runRounds(design, progress)
+        guard isStochastic, !violations.isEmpty, !progress.measuring else { return violations }
+        return [
+            "caught in round \(progress.round.load(ordering: .relaxed) + 1) of \(rounds) with seed \(progress.seed) "
+                + "(replay: the torture child's arguments \(rawValue) \(design) SECONDS \(progress.seed), "
+                + "or TortureProgress(label:seed:))"
+        ] + violations
+    }
+
+    private func runRounds(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
         switch self {
         case .storm64: runStorm(design, progress)
         case .slowRequest: runSlowRequest(design, progress)

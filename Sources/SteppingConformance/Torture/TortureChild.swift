@@ -7,27 +7,30 @@ import Foundation
 /// answers with ``childMain(_:)``; ``runner(executable:arguments:)`` is the kit's runner that
 /// starts it (``Conformance/Configuration/runTorture``).
 ///
-/// The child's arguments are `CASE DESIGN SECONDS`; it exits 0 when the design held every rule the
+/// The child's arguments are `CASE DESIGN SECONDS [SEED]` (a stochastic case's failure names
+/// the seed that replays its random choices; none: a random one); it exits 0 when the design held every rule the
 /// case checks, 1 with violations (a line each on stdout), 2 on bad arguments, 3 when its
 /// watchdog fired after SECONDS (naming design, case and round); a signal means a crash.
 extension TortureCase {
     /// The child's side: runs the case `arguments` name and exits with the statuses above.
     public static func childMain(_ arguments: [String]) -> Never {
         ChildGuard.dieWithParent()
-        guard arguments.count == 3, let torture = TortureCase(rawValue: arguments[0]),
-            let design = SteppingDesign(rawValue: arguments[1]), let seconds = Double(arguments[2]), seconds > 0
+        let seed = arguments.count == 4 ? UInt64(arguments[3]) : .random(in: .min ... .max)
+        guard arguments.count == 3 || arguments.count == 4, let torture = TortureCase(rawValue: arguments[0]),
+            let design = SteppingDesign(rawValue: arguments[1]), let seconds = Double(arguments[2]), seconds > 0,
+            let seed
         else {
             FileHandle.standardError.write(
                 Data(
                     """
-                    torture child: expected CASE DESIGN SECONDS, got \(arguments)
+                    torture child: expected CASE DESIGN SECONDS [SEED], got \(arguments)
                       cases: \(TortureCase.allCases.map(\.rawValue).joined(separator: ", "))
                       designs: \(SteppingDesign.described.map(\.rawValue).joined(separator: ", "))
 
                     """.utf8))
             exit(2)
         }
-        let progress = TortureProgress(label: "\(design) \(torture.rawValue)")
+        let progress = TortureProgress(label: "\(design) \(torture.rawValue)", seed: seed)
         progress.startWatchdog(seconds: seconds)
         let violations = torture.run(design, progress)
         if violations.isEmpty {

@@ -3,12 +3,48 @@ import Foundation
 @_spi(Measurement) import Stepping
 import Synchronization
 
-/// Which round a case is in, for the watchdog's message.
-public final class TortureProgress: @unchecked Sendable {  // `round` is atomic; `label` is immutable
+/// A torture case's run: which round it is in (for the watchdog's message), the seed of its
+/// random choices, and its tally of rounds run and rounds that caught a violation.
+public final class TortureProgress: @unchecked Sendable {  // `round` and the tally are atomic; the rest immutable
     package let label: String
     package let round = Atomic<Int>(0)
-    /// Progress of the case named `label` (design and case).
-    public init(label: String) { self.label = label }
+    /// The seed of the case's random choices (which stale promise a storm thread calls): a
+    /// failure of a stochastic case names it, and a run with the same seed makes the same
+    /// choices (the threads' interleaving stays the machine's).
+    public let seed: UInt64
+    /// Whether the case runs every round, counting those that catch a violation, instead of
+    /// stopping at the first: how ``TortureCase/power(on:runs:)`` measures a catch rate.
+    public let measuring: Bool
+    private let run = Atomic<Int>(0)
+    private let caught = Atomic<Int>(0)
+    private let violationsSoFar = Atomic<Int>(0)
+
+    /// Progress of the case named `label` (design and case), its random choices drawn from `seed`.
+    public init(label: String, seed: UInt64 = .random(in: .min ... .max), measuring: Bool = false) {
+        self.label = label
+        self.seed = seed
+        self.measuring = measuring
+    }
+
+    /// Rounds the case has ended.
+    public var roundsRun: Int { run.load(ordering: .relaxed) }
+    /// Rounds that added a violation.
+    public var roundsCaught: Int { caught.load(ordering: .relaxed) }
+
+    /// Ends a round, the case's violations now numbering `violations` (every round's): counts it,
+    /// caught if it added one, and says whether the case stops here (it caught one and is not
+    /// measuring).
+    package func endRound(violations: Int) -> Bool {
+        let added = violations > violationsSoFar.exchange(violations, ordering: .relaxed)
+        run.add(1, ordering: .relaxed)
+        if added { caught.add(1, ordering: .relaxed) }
+        return added && !measuring
+    }
+
+    /// A generator for one thread of round `round`: the same seed, round and thread make the same choices.
+    package func generator(round: Int, thread: Int = 0) -> SplitMix64 {
+        SplitMix64(seed: seed ^ (UInt64(round) << 32) ^ UInt64(thread) &* 0x9E37_79B9)
+    }
 
     /// Exits with status 3, naming design, case and round, if the case runs past `seconds`.
     public func startWatchdog(seconds: Double) {
