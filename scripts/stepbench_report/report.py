@@ -5,10 +5,13 @@ Writes DIR (default results/<machine-id>/report/) atomically: into a temporary f
 renamed into place only when everything was written. Bad input writes nothing.
 """
 import argparse
+import json
 import os
+import re
 import shutil
 import sys
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 
 from . import charts, figures, history, tool
@@ -155,11 +158,20 @@ def _floor_note(results, c, key, plain):
     return f" ({cause})" if cause else plain
 
 
-def verdict(results):
+def decided_winners(results):
+    """The designs the verdict names, each with the question it answers, in the verdict's order:
+    only where the tool's rounds decide (see Contest)."""
+    winners = []
+    verdict(results, winners)
+    return winners
+
+
+def verdict(results, winners=None):
     """Three lines or four: which design for which load, and why (from the numbers). Which
     scenario answers which question is the tool's (its catalog's roles); a winner is named only
     where the tool's rounds decide it (see Contest), never from an oversubscribed row, and a
-    row below its floor carries its cause."""
+    row below its floor carries its cause. `winners` collects each decided (question, design)."""
+    winners = [] if winners is None else winners
     lines = []
     per_element, cross_thread = results.role("perElementScenario"), results.role("crossThreadScenario")
     c = contest(results, per_element, 1) if per_element else None
@@ -173,6 +185,8 @@ def verdict(results):
                                  f"upstream into a plain subscriber)")
         stats += f", {s['allocationsPerElement']['median']:.2f} allocations/element"
         lines.append(_headline("Synchronous `.more` (one thread)", c, stats))
+        if c.decided:
+            winners.append((f"{per_element} ×1", c.first["design"]))
     c = contest(results, cross_thread, 2, "latencyP50") if cross_thread else None
     if c:
         s = c.first["summary"]
@@ -182,10 +196,12 @@ def verdict(results):
                                  f"the same hand-offs without a stepping subscriber)")
         stats += f", p99 {_fmt_ns(s['latencyP99']['median'])}"
         lines.append(_headline(f"Promise fulfilled on another thread ({cross_thread} ×2, p50 latency)", c, stats))
-    line = contention_verdict(results)
+        if c.decided:
+            winners.append((f"{cross_thread} ×2 (p50 latency)", c.first["design"]))
+    line = contention_verdict(results, winners)
     if line:
         lines.append(line)
-    line = parked_verdict(results)
+    line = parked_verdict(results, winners)
     if line:
         lines.append(line)
     asynchronous = [(d, results.row(per_element, d, 1)) for d in results.asynchronous_designs()]
@@ -201,10 +217,11 @@ def verdict(results):
     return lines[:4]
 
 
-def contention_verdict(results):
+def contention_verdict(results, decided=None):
     """Each contended scenario at its largest thread count within the machine's cores (an
     oversubscribed row is shown and never decided): the winner the rounds decide there, or why
-    none; the headline names a design only where every scenario decides the same one."""
+    none; the headline names a design only where every scenario decides the same one. `decided`
+    collects each decided (scenario ×threads, design)."""
     parts, winners = [], []
     for scenario in results.role("contendedScenarios") or []:
         rows = results.ok_rows(scenario)
@@ -218,6 +235,8 @@ def contention_verdict(results):
         parts.append(f"{scenario} ×{threads}: " + (stats if c.decided else
                                                    f"no decided winner, by median {stats}; {c.why_undecided()}"))
         winners.append(c.first["design"] if c.decided else None)
+        if c.decided and decided is not None:
+            decided.append((f"{scenario} ×{threads}", c.first["design"]))
     if not parts:
         return None
     over = sorted({r["threads"] for sc in results.role("contendedScenarios") or [] for r in results.ok_rows(sc)
@@ -227,9 +246,10 @@ def contention_verdict(results):
     return f"**Under contention: {who}** — " + "; ".join(parts) + "." + note
 
 
-def parked_verdict(results):
+def parked_verdict(results, decided=None):
     """The designs that deliver on their own executor, on the scenario whose hand-offs park (the
-    catalog's asynchronousVerdictScenario), by p50 latency among themselves."""
+    catalog's asynchronousVerdictScenario), by p50 latency among themselves. `decided` collects
+    a decided (scenario ×threads, design)."""
     parked = (results.catalog or {}).get("asynchronousVerdictScenario")
     rows = [r for d in results.asynchronous_designs() for r in results.ok_rows(parked) if r["design"] == d] if parked else []
     rows = [r for r in rows if r["summary"].get("latencyP50") and not r.get("oversubscribed")]
@@ -244,6 +264,8 @@ def parked_verdict(results):
                       for r in rows for m in (results.catalog or {}).get("countMetrics", [])
                       if (r["summary"].get("counts") or {}).get(m, 0) >= _SHOWN_COUNT and "switches" not in m)
     floor = floor_row(results, c.first)
+    if c.decided and decided is not None:
+        decided.append((f"{parked} ×{c.first['threads']} (p50 latency)", c.first["design"]))
     return (_headline(f"Delivered on their own executor, promise fulfilled on another thread ({parked} "
                       f"×{c.first['threads']}, hand-offs that park)", c, stats)
             + (f" Per element: {wakes}." if wakes else "")
@@ -272,12 +294,15 @@ def counts_table(results):
 
 
 def relative_table(results):
-    """The design × scenario table and the notes under it: ★ marks the winner the tool's rounds
-    decide (none in an oversubscribed row or a tie), † a row below its own floor, whose cause
-    (`below_floor`) is noted under the table."""
+    """Three narrow design × scenario tables and the notes under them: the median ns/element (★
+    the winner the tool's rounds decide, none in an oversubscribed row or a tie), each over the
+    reference design's, and each over its own floor († below it, with the cause, `below_floor`,
+    noted under the tables). One number per cell, so that no table needs scrolling to read one."""
     designs = results.designs()
-    out = ["| scenario | threads | " + " | ".join(f"`{d}`" for d in designs) + " |",
-           "|---|---|" + "---|" * len(designs)]
+    reference = results.role("referenceDesign")
+    header = ["| scenario | threads | " + " | ".join(f"`{d}`" for d in designs) + " |",
+              "|---|---|" + "---:|" * len(designs)]
+    tables = {"ns": [], "seed": [], "floor": []}
     notes = []
     for scenario in results.scenarios():
         if results.is_floor(scenario):
@@ -285,39 +310,198 @@ def relative_table(results):
         for threads in sorted({r["threads"] for r in results.ok_rows(scenario)}):
             over = any(r.get("oversubscribed") for r in results.ok_rows(scenario) if r["threads"] == threads)
             c = None if over else contest(results, scenario, threads)
-            cells = []
+            cells = {k: [] for k in tables}
             for d in designs:
                 row = results.row(scenario, d, threads)
                 if not row:
                     failed = [r for r in results.rows if r["scenario"] == scenario and r["design"] == d
                               and r["threads"] == threads and r["status"] != "ok"]
-                    cells.append(failed[0]["status"].upper() if failed else "–")
+                    for k in tables:
+                        cells[k].append(failed[0]["status"].upper() if failed else "–")
                     continue
                 s = row["summary"]
-                text = f"{_fmt_ns(s['nsPerElement']['median'])}"
-                if s.get("ratioToSeed") is not None:
-                    text += f" · {s['ratioToSeed']:.2f}× {results.role('referenceDesign')}"
-                if s.get("ratioToFloor") is not None:
-                    text += f" · {s['ratioToFloor']:.{2 if s['ratioToFloor'] < 1 else 1}f}× floor"
+                median = s["nsPerElement"]["median"]
+                ns = f"{median:,.0f}" if median >= 100 else f"{median:.1f}"
+                cells["ns"].append(f"**{ns}** ★" if c and c.decided and row is c.first else ns)
+                ratio = s.get("ratioToSeed")
+                cells["seed"].append("–" if ratio is None else f"{ratio:.2f}×")
+                ratio = s.get("ratioToFloor")
+                floor = "–" if ratio is None else f"{ratio:.{2 if ratio < 1 else 1}f}×"
                 cause = below_floor(results, row)
                 if cause:
-                    text += " †"
+                    floor += " †"
                     notes.append(f"- {scenario} ×{threads} `{d}`: {cause}.")
-                cells.append(f"**{text}** ★" if c and c.decided and row is c.first else text)
-            out.append(f"| {scenario} | {threads}{' (oversubscribed)' if over else ''} | " + " | ".join(cells) + " |")
+                cells["floor"].append(floor)
+            label = f"| {scenario} | {threads}{' (oversubscribed)' if over else ''} | "
+            for k in tables:
+                tables[k].append(label + " | ".join(cells[k]) + " |")
+    out = ["Median ns per element:", ""] + header + tables["ns"]
+    out += ["", f"Over `{reference}`'s median:", ""] + header + tables["seed"]
+    out += ["", "Over its own floor's median:", ""] + header + tables["floor"]
     if notes:
         out += ["", "† Below its own floor, which does the same work without a stepping subscriber (no design can "
                 "beat it); what the results say about each:", ""] + notes
     return out
 
 
+def cost_section(results, folder, winners) -> list[str]:
+    """What the decided winners' cost is made of: the tool's split of each one's instructions per
+    element on the per-element scenario (exact, callgrind) into its floor, the stepping API's part
+    and its synchronisation, with the reference design beside them for scale."""
+    per_element = results.role("perElementScenario")
+    reference = results.role("referenceDesign")
+    md = ["## What the winners' cost is made of", ""]
+    splits = {c["design"]: c for c in results.cost_splits if c["path"] == per_element}
+    designs = list(dict.fromkeys(d for _, d in winners))
+    if not designs:
+        return md + ["No design is decided above, so there is no winner's cost to split.", ""]
+    if not splits:
+        return md + [f"Not in these results: pass a `stepbench profile` file too (its split of {per_element}'s "
+                     "instructions per element).", ""]
+    api = (results.catalog or {}).get("apiFloorScenario") or "API floor"
+    md += [f"{per_element}, instructions per element (exact, callgrind): the floor (the same upstream into a plain "
+           f"subscriber), *API* = {api} − floor, *synchronisation* = design − {api}; every path and design in "
+           f"the tables below ({_method(folder, 'What the API costs and what synchronisation costs', 'the split')}).",
+           "", "| design | decided in | instructions | floor | API | synchronisation |", "|---|---|---:|---:|---:|---:|"]
+    for d in designs + ([reference] if reference and reference not in designs else []):
+        c = splits.get(d)
+        won = ", ".join(q for q, w in winners if w == d) or "(the reference)"
+        if c is None:
+            md.append(f"| `{d}` | {won} | – | – | – | – |")
+            continue
+        star = "" if c.get("exact", True) else "*"
+        md.append(f"| `{d}` | {won} | {_num(c['instructions'])} | {_num(c.get('floor'))} | {_num(c.get('api'))} | "
+                  f"{_num(c['synchronisation'])}{star} |")
+    return md + [""]
+
+
+_RUN_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{6}Z\.json$")
+
+
+def previous_run(results):
+    """The run before this one in its folder (the history `scripts/bench` keeps: a time-stamped
+    file per run, `profile-<time>.json` beside it): the newest run file created before this
+    one's, with its profile when there is one; None when there is none."""
+    folder = os.path.dirname(os.path.abspath(results.paths[0]))
+    mine = {os.path.realpath(p) for p in results.paths}
+    best = None
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if not _RUN_FILE.match(name) or os.path.realpath(path) in mine:
+            continue
+        try:
+            with open(path) as f:
+                created = json.load(f).get("createdAt")
+        except (OSError, ValueError):
+            continue  # not a results file this report can read: it is not the history's
+        if created and created < results.created_at and (best is None or created > best[0]):
+            best = (created, path)
+    if best is None:
+        return None
+    profile = os.path.join(folder, "profile-" + os.path.basename(best[1]))
+    return [best[1]] + ([profile] if os.path.exists(profile) else [])
+
+
+def _one_file(paths, work):
+    """`paths` as one results file: itself, or their combination (`stepbench merge --combine`)."""
+    if len(paths) == 1:
+        return paths[0]
+    out = os.path.join(work, f"combined-{len(os.listdir(work))}.json")
+    tool.text("merge", "--combine", *paths, "--output", out)
+    return out
+
+
+def _against(args, results):
+    """What this run is compared with: the baseline given, else the previous run of its folder's
+    history; (files, words for them), or None when there is neither."""
+    if args.baseline:
+        return [args.baseline], f"the baseline {os.path.relpath(args.baseline)}"
+    base = previous_run(results)
+    return (base, f"the previous run, {os.path.relpath(base[0])}") if base else None
+
+
+def _compare(base, results, fmt):
+    """`stepbench compare --format FMT` of `base` (files, combined) against this run (its files
+    combined: timing and exact counts alike), with the noise profile beside the results when
+    there is one; the tool's output."""
+    noise = os.path.join(os.path.dirname(os.path.abspath(results.paths[0])), "noise.json")
+    with tempfile.TemporaryDirectory() as work:
+        try:
+            old, new = _one_file(base, work), _one_file(results.paths, work)
+            return tool.text("compare", "--format", fmt, *(["--noise", noise] if os.path.exists(noise) else ["--no-noise"]),
+                             old, new, statuses=(0, 2))
+        except tool.ToolError as e:
+            raise ResultsError(f"stepbench compare: {e}")
+
+
+def change_section(args, results) -> list[str]:
+    """Did this run make anything slower? The tool's comparison (`stepbench compare`) of this
+    run against the baseline given, else against the previous run of its folder's history. Every
+    verdict is the tool's; this counts them and lists the slower rows."""
+    md = ["## Did anything get slower?", ""]
+    against = _against(args, results)
+    if against is None:
+        return md + ["No baseline given and no earlier run in this run's folder: nothing to compare it with "
+                     "(`scripts/report --baseline OLD.json NEW.json`; each `scripts/bench` adds a run).", ""]
+    base, words = against
+    try:
+        document = json.loads(_compare(base, results, "json"))
+    except ValueError as e:
+        raise ResultsError(f"stepbench compare wrote no JSON ({e})")
+    rows = document["rows"]
+    commit = (document.get("baselineCommit") or "?")[:10]
+    both = [r for r in rows if not r["verdict"].startswith("only-in-")]
+    slower = [r for r in rows if r["verdict"] in ("regression", "failed")]
+    faster = [r for r in rows if r["verdict"] == "improvement"]
+    tally = ", ".join(f"{n} {v}" for v, n in Counter(r["verdict"] for r in both).most_common())
+    alone = Counter(r["verdict"] for r in rows if r["verdict"].startswith("only-in-"))
+    how = ("its 95% interval widened by this machine kind's noise profile" if document.get("noiseProfile")
+           else "its 95% interval; no noise profile, so no timing row can be called slower")
+    head = f"**{len(slower)} row{'' if len(slower) == 1 else 's'} slower**" if slower else "**Nothing slower**"
+    md.append(f"{head} against {words} (commit `{commit}`): `stepbench compare` decides each row on {how}. "
+              f"{len(both)} rows in both: {tally or 'none'}"
+              + (f"; {alone['only-in-current']} only in this run" if alone["only-in-current"] else "")
+              + (f", {alone['only-in-baseline']} only in the other" if alone["only-in-baseline"] else "") + ".")
+
+    def shown(r):
+        interval = (f"{r['ratio']:.2f}× [{r['ciLow']:.2f}–{r['ciHigh']:.2f}]" if r.get("ciLow") is not None
+                    else f"{r['ratio']:.3f}×" if r.get("ratio") is not None else r["verdict"])
+        return f"{r['scenario']} `{r['design']}` ×{r['threads']} {r['metric']} {interval}"
+    if slower:
+        md += [""] + [f"- slower: {shown(r)}" for r in slower[:6]]
+        if len(slower) > 6:
+            md.append(f"- and {len(slower) - 6} more (the table under Regressions)")
+    if faster:
+        md += ["", "Faster: " + "; ".join(shown(r) for r in faster[:4])
+               + (f"; and {len(faster) - 4} more" if len(faster) > 4 else "") + "."]
+    return md + [""]
+
+
 def regression_section(args, results):
-    if not args.baseline:
-        return ["No baseline given (`scripts/report --baseline OLD.json NEW.json` adds the regression table)."]
-    try:  # exit 2: the comparison found a regression, which the table shows
-        return [tool.text("compare", "--format", "markdown", args.baseline, results.paths[-1], statuses=(0, 2)).strip()]
-    except tool.ToolError as e:
-        raise ResultsError(f"stepbench compare failed: {e}")
+    """Every row the first screen counts that both runs measured, with the tool's verdict
+    (`stepbench compare`); the rows only one of them measured are counted, not listed."""
+    against = _against(args, results)
+    if against is None:
+        return ["No baseline given and no earlier run to compare with (`scripts/report --baseline OLD.json NEW.json` "
+                "adds the regression table)."]
+    try:
+        rows = json.loads(_compare(against[0], results, "json"))["rows"]
+    except ValueError as e:
+        raise ResultsError(f"stepbench compare wrote no JSON ({e})")
+    both = [r for r in rows if not r["verdict"].startswith("only-in-")]
+
+    def value(v):
+        return "–" if v is None else _num(v) if abs(v) >= 100 else f"{v:.3g}"
+    md = [f"This run against {against[1]}: every row both measured, with `stepbench compare`'s verdict "
+          f"({len(rows) - len(both)} rows only one of them measured are left out).", "",
+          "| scenario | design | threads | metric | baseline | current | ratio | 95% CI | verdict |",
+          "|---|---|---|---|---:|---:|---:|---|---|"]
+    for r in both:
+        ci = f"[{r['ciLow']:.3f}, {r['ciHigh']:.3f}]" if r.get("ciLow") is not None else ("exact" if r.get("exact") else "–")
+        ratio = "–" if r.get("ratio") is None else f"{r['ratio']:.3f}"
+        md.append(f"| {r['scenario']} | `{r['design']}` | {r['threads']} | {r['metric']} | {value(r.get('baseline'))} | "
+                  f"{value(r.get('current'))} | {ratio} | {ci} | {r['verdict']} |")
+    return md
 
 
 def _method(folder, section, text):
@@ -342,21 +526,21 @@ def build(args, results, folder):
           f"{m.get('kernel')}, allocator {m.get('allocator')}; created {results.created_at}; "
           f"preset {results.configuration.get('preset')}, {results.configuration.get('repetitions')} repetitions in shuffled rounds (order seed {results.configuration.get('orderSeed', '–')}); "
           f"hand-off {results.configuration.get('handoff')}.", "", "## Verdict", ""]
-    md += [f"{i + 1}. {line}" for i, line in enumerate(verdict(results))] + ["", INTERVALS]
+    winners = []
+    md += [f"{i + 1}. {line}" for i, line in enumerate(verdict(results, winners))] + ["", INTERVALS, ""]
+    md += cost_section(results, folder, winners)
+    md += change_section(args, results)
     per_round = ", ".join(x for x in results.scenarios() if results.unit(x) != "element" and not results.is_floor(x))
-    md += ["", f"## Speed relative to `{results.role('referenceDesign')}` and to the floor", "",
+    md += [f"## Speed relative to `{results.role('referenceDesign')}` and to the floor", "",
            f"Median ns/element in every row{f' ({per_round}: per round)' if per_round else ''}, never a latency (p50 latency "
            f"is in the verdict and the latency charts); ★ = fastest in the row, decided by the rounds "
-           f"(separated from every other, round by round; none in a tie or an oversubscribed row); ×floor: over the "
-           f"scenario's own floor ({_method(folder, 'How it measures', 'a floor of its shape')}).", ""]
+           f"(separated from every other, round by round; none in a tie or an oversubscribed row). Then each over "
+           f"`{results.role('referenceDesign')}`'s, and over the scenario's own floor "
+           f"({_method(folder, 'How it measures', 'a floor of its shape')}).", ""]
     md += relative_table(results)
     md += ["", "Oversubscribed: more threads than cores, shown and never decided "
-           f"({_method(folder, 'Reading a verdict', 'reading a verdict')}).",
-           "", "## What contention did, per element", "",
-           "Per element: the scenario's own side count, context switches, and what a counting build of the designs "
-           f"counts ({_method(folder, 'How it measures', 'contention counts')}).", ""]
-    md += counts_table(results)
-    md += ["", "## Throughput vs threads", ""]
+           f"({_method(folder, 'Reading a verdict', 'reading a verdict')}).", ""]
+    md += ["## Throughput vs threads", ""]
     for scenario in results.scenarios():
         if results.is_floor(scenario) or not results.ok_rows(scenario):
             continue
@@ -399,6 +583,10 @@ def build(args, results, folder):
         name = f"repetitions-{scenario}.svg"
         charts.repetition_strips(results, scenario, threads, os.path.join(folder, name))
         md += [f"![{scenario} repetitions]({name})", ""]
+    md += ["## What contention did, per element", "",
+           "Per element: the scenario's own side count, context switches, and what a counting build of the designs "
+           f"counts ({_method(folder, 'How it measures', 'contention counts')}).", ""]
+    md += counts_table(results) + [""]
     warnings = results.harness_warnings
     if warnings:
         md += ["**Harness warnings** (a design faster than its own floor: the harness, not the design):", ""]

@@ -73,12 +73,15 @@ struct HistorySeriesTests {
         debug.createdAt = "2026-11-22T03:00:00Z"
         try write(debug, "d.json")
         try ComparisonTests.quiet.write(to: folder.appendingPathComponent("noise.json"))
+        // scripts/conformance's verdict lives beside the runs
+        try Data(#"{"schema": "stepbench-conformance/2", "designs": [], "conforms": true, "rules": [], "measured": []}"#.utf8)
+            .write(to: folder.appendingPathComponent("conformance.json"))
 
         let s = try SeriesFile.make(folder: folder.path, noise: .folderDefault)
         #expect(s.machineId == "test-cpu-2c")
         #expect(s.runs.map(\.file) == ["c.json", "b.json"] && s.runs.allSatisfy { $0.orderedBy == "createdAt" })
         #expect(
-            s.skipped.map(\.file) == ["baseline.json", "d.json", "noise.json", "latest.json"],
+            s.skipped.map(\.file) == ["baseline.json", "conformance.json", "d.json", "noise.json", "latest.json"],
             "\(s.skipped)")
         #expect(s.skipped.last?.reason == "a copy of b.json")
         #expect(s.noiseProfile?.hasSuffix("noise.json") == true)

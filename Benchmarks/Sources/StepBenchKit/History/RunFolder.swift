@@ -147,6 +147,9 @@ public struct RunFolder: Sendable {
         if let schema, schema.hasPrefix("stepbench-calibration/") {
             return "the timing detector's calibration on the noise profiles"
         }
+        if let schema, schema.hasPrefix("stepbench-conformance/") {
+            return "the conformance verdict (scripts/conformance), read for the report's table"
+        }
         if name.hasPrefix("baseline") {
             return "the regression gate's reference, written by scripts/regress with its own elements and repetitions"
         }
