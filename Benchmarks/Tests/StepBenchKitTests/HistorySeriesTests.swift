@@ -74,8 +74,10 @@ struct HistorySeriesTests {
         try write(debug, "d.json")
         try ComparisonTests.quiet.write(to: folder.appendingPathComponent("noise.json"))
         // scripts/conformance's verdict lives beside the runs
-        try Data(#"{"schema": "stepbench-conformance/2", "designs": [], "conforms": true, "rules": [], "measured": []}"#.utf8)
-            .write(to: folder.appendingPathComponent("conformance.json"))
+        try Data(
+            #"{"schema": "stepbench-conformance/2", "designs": [], "conforms": true, "rules": [], "measured": []}"#.utf8
+        )
+        .write(to: folder.appendingPathComponent("conformance.json"))
 
         let s = try SeriesFile.make(folder: folder.path, noise: .folderDefault)
         #expect(s.machineId == "test-cpu-2c")
