@@ -203,7 +203,7 @@ def peers(results):
 
 def ranking_pair(results, scenario, threads, metric, a, b):
     """The tool's round-by-round comparison of designs `a` and `b` (`stepbench rank`), or None."""
-    ranking = results.rankings.get((scenario, threads, metric))
+    ranking = results.rankings.get((scenario, threads, metric, "all"))
     for p in (ranking or {}).get("pairs", []):
         if {p["faster"], p["slower"]} == {a, b}:
             return p
@@ -286,12 +286,13 @@ def best_decided(results, m, designs):
     values = {d: m.value(results, d) for d in designs if m.value(results, d) is not None}
     if not values:
         return None
-    best = min(values, key=values.get)
     if not m.metric:  # an exact count: the fewest, when no other design has as few
+        best = min(values, key=values.get)
         return best if sorted(values.values())[1:2] != [values[best]] else None
-    beaten = [decided_faster(ranking_pair(results, m.scenario, m.threads, m.metric, best, d)) == best
-              for d in values if d != best]
-    return best if all(beaten) else None
+    # a timing: the tool's ranking of the designs without the peers names its best, or none
+    ranking = results.rankings.get((m.scenario, m.threads, m.metric, "designs")) or {}
+    return ranking.get("best") if ranking.get("best") in values and set(values) <= {
+        s["design"] for s in ranking.get("standings", [])} else None
 
 
 def floor_cell(results, m, with_ci=False):

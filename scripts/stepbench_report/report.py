@@ -32,9 +32,9 @@ _FLOOR_RATIO = {"nsPerElement": "ratioToFloor", "latencyP50": "latencyP50RatioTo
 @dataclass
 class Contest:
     """One question of the verdict as the tool's ranking (`stepbench rank`) decides it: `first`
-    is the lowest median among the rows asked about; `decided` holds only where every pair
-    against it is separated round by round (Ranking.best's rule, applied to those rows), so a
-    tie (`ties`) or a design faster round by round (`ahead`, a reversed pair) leaves no winner."""
+    is the row of the ranking's first standing (lowest median); `decided` holds where the ranking
+    names it best (separated round by round from every other row it ranked); `ties` and `ahead`
+    are the ranking's own lists, drawn with each pair's interval."""
     first: dict
     decided: bool
     ties: list
@@ -69,29 +69,28 @@ INTERVALS = ("In a tie, `x` (r× [low–high]) is x's time over the named design
              "above 1 (`stepbench rank`).")
 
 
-def contest(results, scenario, threads, key="nsPerElement", among=None):
-    """The Contest of `scenario` ×`threads` on `key` among the rows `among` (default: every row
-    of it, designs and peers alike), or None when no row measured it. A lone row is decided:
-    there is nothing to compare it with; several rows the tool did not rank are not."""
-    rows = [r for r in (among if among is not None else results.ok_rows(scenario))
-            if r["threads"] == threads and r["summary"].get(key)]
+def contest(results, scenario, threads, key="nsPerElement", among="all"):
+    """The Contest of `scenario` ×`threads` on `key` over the tool's ranking of the field `among`
+    ("all": designs and peers; "asynchronous": the designs that deliver on their own executor), or
+    None when no row of it measured it. A lone row is decided: there is nothing to compare it
+    with; several rows the tool did not rank are not (the lowest median is shown, undecided)."""
+    members = set(results.asynchronous_designs()) if among == "asynchronous" else None
+    rows = {r["design"]: r for r in results.ok_rows(scenario)
+            if r["threads"] == threads and r["summary"].get(key) and (members is None or r["design"] in members)}
     if not rows:
         return None
-    names = {r["design"] for r in rows}
-    ranking = results.rankings.get((scenario, threads, _RANKED[key]))
-    if len(rows) == 1 or not ranking:
-        first = min(rows, key=lambda r: r["summary"][key]["median"])
+    ranking = results.rankings.get((scenario, threads, _RANKED[key], among))
+    if len(rows) == 1 or not ranking or ranking.get("first") not in rows:
+        first = sorted(rows.values(), key=lambda r: r["summary"][key]["median"])[0]
         return Contest(first, len(rows) == 1, [], [])
-    design = next(s["design"] for s in ranking["standings"] if s["design"] in names)
-    ties, ahead = [], []
-    for p in ranking["pairs"]:
-        if p["faster"] != design or p["slower"] not in names or p["separated"]:
-            continue
-        text = (f"`{p['slower']}` ({_fmt_interval(p)})" if p.get("ratio") is not None
-                else f"`{p['slower']}` ({p['rounds']} rounds: too few to tell)")
-        (ahead if p.get("reversed") else ties).append(text)
-    first = next(r for r in rows if r["design"] == design)
-    return Contest(first, not ties and not ahead, ties, ahead)
+    pairs = {p["slower"]: p for p in ranking["pairs"] if p["faster"] == ranking["first"]}
+
+    def shown(design):
+        p = pairs.get(design)
+        return (f"`{design}` ({_fmt_interval(p)})" if p and p.get("ratio") is not None
+                else f"`{design}` ({p['rounds'] if p else 0} rounds: too few to tell)")
+    return Contest(rows[ranking["first"]], ranking.get("best") is not None,
+                   [shown(d) for d in ranking.get("ties", [])], [shown(d) for d in ranking.get("ahead", [])])
 
 
 def floor_row(results, row):
@@ -255,7 +254,7 @@ def parked_verdict(results, decided=None):
     rows = [r for r in rows if r["summary"].get("latencyP50") and not r.get("oversubscribed")]
     if not rows:
         return None
-    c = contest(results, parked, max(r["threads"] for r in rows), "latencyP50", among=rows)
+    c = contest(results, parked, max(r["threads"] for r in rows), "latencyP50", among="asynchronous")
     s = c.first["summary"]
     stats = f"p50 latency {_fmt_ns(s['latencyP50']['median'])}"
     if s.get("latencyP50RatioToFloor"):

@@ -40,8 +40,9 @@ class Results:
     path_rows: list = field(default_factory=list)
     #: `stepbench profile`'s split of each design's instructions per event (the API's part, the design's)
     cost_splits: list = field(default_factory=list)
-    #: the tool's rankings (`stepbench rank`) of each file by (scenario, threads, metric); a later
-    #: file's replace an earlier's
+    #: the tool's rankings (`stepbench rank`) of each file by (scenario, threads, metric, field:
+    #: "all", "designs" without the peers, "asynchronous"), each with its decision (first, best,
+    #: ties, ahead); a later file's replace an earlier's
     rankings: dict = field(default_factory=dict)
     #: each file's own machine fingerprint (its commit and dirty flag), in the order of `paths`:
     #: `machine` is the first file's with rows, and a combined report draws from every file
@@ -130,7 +131,8 @@ def load(paths):
                    harness_warnings=list(data.get("harnessWarnings") or []), catalog=document["catalog"],
                    tool_catalog=tool_catalog, machine_id=document["machineID"], path_rows=data.get("paths") or [],
                    cost_splits=data.get("costSplits") or [], machines=machines, bridges=document.get("bridges") or [],
-                   rankings={(r["scenario"], r["threads"], r["metric"]): r for r in document["rankings"]})
+                   rankings={(r["scenario"], r["threads"], r["metric"], r.get("field", "all")): r
+                             for r in document["rankings"]})
 
 
 def _machine(path):

@@ -372,7 +372,7 @@ def test_rounds_that_reverse_the_medians_leave_one_consistent_statement(tmp_path
     _measure(rows["atomic"], [1.0] * 6 + [20.0] * 5)
     _measure(rows["mutex"], [1.02] * 6 + [2.0] * 5)
     results = _write(tmp_path, data)
-    pair = next(p for p in results.rankings[("sync-step", 1, "ns_per_element")]["pairs"]
+    pair = next(p for p in results.rankings[("sync-step", 1, "ns_per_element", "all")]["pairs"]
                 if {p["faster"], p["slower"]} == {"atomic", "mutex"})
     assert pair["faster"] == "atomic" and pair["reversed"], pair  # the premise: the tool's rounds reverse it
     first = report.verdict(results)[0]

@@ -19,7 +19,7 @@ extension StepBench {
 
         func run() throws {
             let file = try ResultsFile.read(URL(fileURLWithPath: file))
-            let rankings = Ranking.rank(file)
+            let rankings = Ranking.rank(file).filter { format == .json || $0.field == .all }
             switch format {
             case .json: print(String(decoding: try JSONOutput.encode(rankings), as: UTF8.self))
             case .text: print(Self.text(rankings), terminator: "")

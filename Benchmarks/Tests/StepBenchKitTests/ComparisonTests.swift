@@ -279,3 +279,24 @@ extension RankingTests {
         #expect(ranking.best == nil && ranking.ties(of: "atomic").isEmpty)
     }
 }
+
+extension RankingTests {
+    @Test("a ranking carries its decision in JSON, over every design and again over the asynchronous ones alone")
+    func test_rank_decisionInJSONAndFields() throws {
+        // atomic fastest overall; among the designs that deliver on their own executor, actor
+        // ties with actor-stream: the field ranking says so, the report draws it
+        let drift = [1.0, 1.2, 0.8, 1.1, 0.9]
+        let f = Self.file([
+            ("atomic", 1.0, drift), ("actor", 2.0, [1.0, 1.1, 0.9, 1.0, 1.05]),
+            ("actor-stream", 2.0, [1.02, 0.95, 1.1, 1.04, 1.0]),
+        ])
+        let rankings = Ranking.rank(f).filter { $0.metric == .nsPerElement }
+        #expect(rankings.map(\.field) == [.all, .designs, .asynchronous])
+        let all = try JSONSerialization.jsonObject(with: JSONOutput.encode(rankings[0])) as? [String: Any]
+        #expect(all?["field"] as? String == "all" && all?["first"] as? String == "atomic")
+        #expect(all?["best"] as? String == "atomic" && (all?["ties"] as? [String]) == [])
+        let alone = try JSONSerialization.jsonObject(with: JSONOutput.encode(rankings[2])) as? [String: Any]
+        #expect(Set(rankings[2].standings.map(\.design.name)) == ["actor", "actor-stream"])
+        #expect(alone?["best"] is NSNull && (alone?["ties"] as? [String])?.count == 1, "\(String(describing: alone))")
+    }
+}

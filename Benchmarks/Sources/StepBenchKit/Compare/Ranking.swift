@@ -15,14 +15,31 @@ import StepBenchScenarios
 /// best design is named only where it is separated from every other: the rest are its ties
 /// (the report says "a tie", with the interval) or faster round by round (the report says so). With fewer than three rounds in common nothing is separated.
 /// Each pair is its own 95% test (the report reads a few pairs per question, not a family).
+///
+/// A question is ranked over every design and peer that measured it (``Field/all``), and again
+/// over the fields a report asks about alone: the designs without the peers, and the designs
+/// that deliver on their own executor. Each ranking's JSON carries its decision (`first`,
+/// `best`, `ties`, `ahead`): the report and the figures draw it and decide nothing.
 public struct Ranking: Encodable, Equatable, Sendable {
     public var scenario: ScenarioKind
     public var threads: Int
     public var metric: Metric
+    /// Which designs are ranked.
+    public var field: Field = .all
     /// By median, lowest first.
     public var standings: [Standing]
     /// Every pair of `standings`, the faster (by median) first.
     public var pairs: [Pair]
+
+    /// Which designs of a question a ranking ranks.
+    public enum Field: String, Codable, CaseIterable, Sendable {
+        /// Every design and peer that measured the question.
+        case all
+        /// The designs without the peers (the file's catalog names the peers).
+        case designs
+        /// The designs that deliver on their own executor (the file's catalog names them).
+        case asynchronous
+    }
 
     public struct Standing: Encodable, Equatable, Sendable {
         public var design: Subject
@@ -76,12 +93,45 @@ public struct Ranking: Encodable, Equatable, Sendable {
         }
     }
 
+    /// The first standing's decision, as the JSON carries it: `first` (lowest median), `best`
+    /// (`first` where it is separated from every other, else null), `ties` (the designs it is not
+    /// separated from either way) and `ahead` (those faster round by round though slower by
+    /// median).
+    private enum CodingKeys: String, CodingKey {
+        case scenario, threads, metric, field, standings, pairs, first, best, ties, ahead
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(scenario, forKey: .scenario)
+        try c.encode(threads, forKey: .threads)
+        try c.encode(metric, forKey: .metric)
+        try c.encode(field, forKey: .field)
+        try c.encode(standings, forKey: .standings)
+        try c.encode(pairs, forKey: .pairs)
+        let first = standings.first?.design
+        try c.encode(first?.name, forKey: .first)
+        try c.encode(best?.name, forKey: .best)
+        try c.encode(first.map { ties(of: $0).map(\.name) } ?? [], forKey: .ties)
+        try c.encode(pairs.filter { $0.faster == first && $0.reversed }.map(\.slower.name), forKey: .ahead)
+    }
+
     /// The metrics a run is ranked on: time per element, and the latency of the hand-off.
     public static let metrics: [Metric] = [.nsPerElement, .latencyP50]
 
     /// Every (scenario, threads, metric) of `file` with at least two designs that measured it
-    /// (floors are not ranked), in the file's order.
+    /// (floors are not ranked), in the file's order: over every design and peer, then over each
+    /// other field with at least two of them.
     public static func rank(_ file: ResultsFile) -> [Ranking] {
+        let catalog = file.writtenWith
+        let peers = Set(catalog.peers ?? []), asynchronous = Set(catalog.asynchronousDesigns)
+        func member(_ field: Field, _ design: Subject) -> Bool {
+            switch field {
+            case .all: true
+            case .designs: !peers.contains(design.name)
+            case .asynchronous: asynchronous.contains(design.name)
+            }
+        }
         var result: [Ranking] = []
         var seen = Set<String>()
         for row in file.rows where !row.scenario.isFloor {
@@ -91,9 +141,15 @@ public struct Ranking: Encodable, Equatable, Sendable {
             let rows = file.rows.filter {
                 $0.scenario == row.scenario && $0.threads == row.threads && $0.status == .ok && !$0.repetitions.isEmpty
             }
-            for metric in metrics {
-                if let ranking = rank(rows, scenario: row.scenario, threads: row.threads, metric: metric) {
-                    result.append(ranking)
+            for field in Field.allCases {
+                for metric in metrics {
+                    if var ranking = rank(
+                        rows.filter { member(field, $0.design) }, scenario: row.scenario, threads: row.threads,
+                        metric: metric)
+                    {
+                        ranking.field = field
+                        result.append(ranking)
+                    }
                 }
             }
         }
