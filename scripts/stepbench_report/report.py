@@ -607,19 +607,26 @@ def build(args, results, folder):
 
 
 def conformance_section(results) -> list[str]:
-    """The rule × design table `scripts/conformance` wrote beside the results file
-    (conformance.md), when there is one: the table itself; its failures stay in the file."""
-    path = os.path.join(os.path.dirname(os.path.abspath(results.paths[0])), "conformance.md")
+    """The rule × design table of the conformance verdict `scripts/conformance` wrote beside the
+    results file (conformance.json), when there is one, read through the tool (`stepbench conform
+    --from`, which gives each cell its word); the failures stay in conformance.md beside it."""
+    path = os.path.join(os.path.dirname(os.path.abspath(results.paths[0])), "conformance.json")
     if not os.path.exists(path):
         return []
-    with open(path) as f:
-        table = [line.rstrip("\n") for line in f if line.startswith("|")]
-    if not table:
-        return []
+    try:
+        verdict = json.loads(tool.text("conform", "--from", path, "--format", "json", statuses=(0, 2)))
+    except (tool.ToolError, ValueError) as e:
+        raise ResultsError(f"the conformance verdict beside the results: {e}")
+    table = ["| rule | " + " | ".join(verdict["designs"]) + " |", "|" + "---|" * (len(verdict["designs"]) + 1)]
+    table += [f"| {rule['id']} | " + " | ".join(cell["mark"] for cell in rule["cells"]) + " |" for rule in verdict["rules"]]
+    stochastic = sorted({f"{c['name']} ({rule['id']}, {c['rounds']} rounds)" for rule in verdict["rules"]
+                         for cell in rule["cells"] for c in cell["checks"] if c.get("kind") == "stochastic"})
     return ["## Conformance", "",
             "Every rule of docs/CONFORMANCE.md on every design (`scripts/conformance`: ok, ok* = declared broken at "
-            "times and not shown in this run, known = declared broken and shown, FAIL, STALE = declared but not shown); the checks' failures are in conformance.md beside "
-            "the results file.", ""] + table + [""]
+            "times and not shown in this run, known = declared broken and shown, FAIL, STALE = declared but not "
+            "shown); the checks' failures are in conformance.md beside the results file."
+            + (f" Stochastic checks (a design with the fault can pass one run): {', '.join(stochastic)}." if stochastic else ""),
+            ""] + table + [""]
 
 
 def history_section(results, folder) -> list[str]:

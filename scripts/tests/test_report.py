@@ -280,12 +280,18 @@ def test_the_conformance_table_beside_the_results_and_excluded_rows_are_reported
     folder = tmp_path / "results"
     folder.mkdir()
     (folder / "latest.json").write_text(json.dumps(data))
+    verdict = {"schema": "stepbench-conformance/2", "designs": ["atomic"], "conforms": True, "measured": [],
+               "rules": [{"id": "D1", "summary": "one request", "cells": [{
+                   "design": "atomic", "verdict": "passed", "kind": "required", "conforms": True, "failures": [],
+                   "checks": [{"name": "storm-64", "torture": True, "kind": "stochastic", "rounds": 10}]}]}]}
+    (folder / "conformance.json").write_text(json.dumps(verdict))
     (folder / "conformance.md").write_text("| rule | atomic |\n|---|---|\n| D1 | ok |\n\natomic D1: a failure line\n")
     out = tmp_path / "report"
     assert report.main([str(folder / "latest.json"), "--out", str(out)]) == 0
     text = (out / "REPORT.md").read_text()
     conformance = text.split("## Conformance")[1].split("##")[0]
     assert "| D1 | ok |" in conformance and "a failure line" not in conformance
+    assert "Stochastic checks (a design with the fault can pass one run): storm-64 (D1, 10 rounds)." in conformance
     not_run = text.split("## Not run")[1].split("##")[0]
     assert f"stale-storm `atomic` ×{row['threads']}: not run: atomic declares rule S2 broken" in not_run
     assert "## Failed, crashed or hung" not in text

@@ -75,7 +75,7 @@ extension StepBench {
                             tortureArguments: ["torture"], stallLimit: stallLimit)
                     })
             }
-            return ConformanceVerdict(designs: design.map(\.name), results: results)
+            return ConformanceVerdict(designs: design.map(\.name), results: results).marked()
         }
     }
 }
@@ -128,6 +128,9 @@ struct ConformanceVerdict: Codable {
         var knownIssue: KnownIssue?
         var checks: [Check]
         var failures: [Failure]
+        /// The cell's word in the table (ok, ok*, known, FAIL, STALE; ``ConformanceTable/cell(_:)``),
+        /// for the report to draw; written with every verdict, filled in when one is read.
+        var mark: String?
     }
     struct KnownIssue: Codable {
         var reason: String
@@ -217,6 +220,17 @@ struct ConformanceVerdict: Codable {
         let verdict: ConformanceVerdict
         do { verdict = try JSONDecoder().decode(ConformanceVerdict.self, from: data) } catch {
             throw ResultsError("\(path): not a conformance verdict (\(error))")
+        }
+        return verdict.marked()
+    }
+
+    /// Every cell with its word (``ConformanceTable/cell(_:)``).
+    func marked() -> ConformanceVerdict {
+        var verdict = self
+        for r in verdict.rules.indices {
+            for c in verdict.rules[r].cells.indices {
+                verdict.rules[r].cells[c].mark = ConformanceTable.cell(verdict.rules[r].cells[c])
+            }
         }
         return verdict
     }
