@@ -87,3 +87,32 @@ def test_bad_input_is_a_clear_error(tmp_path):
     bad.write_text('{"schema": "stepbench/0"}')
     done = subprocess.run([stepbench(), "export", "--format", "csv", str(bad)], capture_output=True, text=True)
     assert done.returncode == 1 and "old.json" in done.stderr and "stepbench/1" in done.stderr
+
+
+def test_every_export_carries_the_exact_counts_of_profiles_and_paths():
+    """A profile file's exact counts reach every format: instructions per element of each profiled
+    scenario, and each path's instructions, synchronising instructions and allocations per event
+    (kind `path`, the path in the scenario column; in InfluxDB their own measurement)."""
+    path = os.path.join(ROOT, "results", "intel-r-xeon-r-processor-2c", "profile-latest.json")
+    data = json.load(open(path))
+    assert data["paths"] and data["profiles"]
+    want = {("path", p["path"], p["design"], m): p[k] for p in data["paths"]
+            for m, k in (("instructions_per_event", "instructionsPerEvent"),
+                         ("synchronising_instructions_per_event", "synchronisingPerEvent"),
+                         ("allocations_per_event", "allocationsPerEvent"))}
+    want.update({("scenario", p["scenario"], p["design"], "instructions_per_element"): p["instructionsPerElement"]
+                 for p in data["profiles"]})
+
+    def run(fmt):
+        done = subprocess.run([stepbench(), "export", "--format", fmt, path], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+    rows = list(csv.DictReader(io.StringIO(run("csv"))))
+    got = {(r["kind"], r["scenario"], r["design"], r["metric"]): float(r["median"]) for r in rows}
+    assert got.keys() == want.keys()
+    assert all(got[k] == pytest.approx(v, rel=1e-12) for k, v in want.items())
+    names = {e["name"] for e in json.loads(run("github-action-benchmark"))}
+    p = data["paths"][0]
+    assert f"path:{p['path']} {p['design']} x1 instructions_per_event" in names
+    lines = [l for l in run("influx").splitlines() if l.startswith("stepbench_path,")]
+    assert len(lines) == len(data["paths"]) and f",path={p['path']},design={p['design']} " in lines[0]

@@ -11,8 +11,11 @@ public enum ExportFormat: String, CaseIterable, Sendable {
 }
 
 public enum Exporter {
-    /// One exported figure: a metric of one (scenario, design, threads) row.
+    /// One exported figure: a metric of one (scenario, design, threads) row, or of one path's
+    /// exact counts (`kind` "path": `scenario` names the path, threads 1).
     public struct Figure: Equatable, Sendable {
+        /// "scenario" or "path".
+        public var kind: String = "scenario"
         public var scenario: String
         public var design: String
         public var threads: Int
@@ -48,6 +51,26 @@ public enum Exporter {
             add(.latencyP999, s.latencyP999)
             add(.latencyMax, s.latencyMax)
         }
+        // The exact counts of `stepbench profile`: one value, its own interval.
+        for p in file.profiles ?? [] {
+            out.append(
+                Figure(
+                    scenario: p.scenario.rawValue, design: p.design.name, threads: 1, metric: .instructionsPerElement,
+                    median: p.instructionsPerElement, ciLow: p.instructionsPerElement, ciHigh: p.instructionsPerElement)
+            )
+        }
+        for p in file.paths ?? [] {
+            for (metric, value) in [
+                (Metric.instructionsPerEvent, p.instructionsPerEvent),
+                (.synchronisingPerEvent, p.synchronisingPerEvent),
+                (.allocationsPerEvent, p.allocationsPerEvent),
+            ] {
+                out.append(
+                    Figure(
+                        kind: "path", scenario: p.path.rawValue, design: p.design.name, threads: 1, metric: metric,
+                        median: value, ciLow: value, ciHigh: value))
+            }
+        }
         return out
     }
 
@@ -64,13 +87,15 @@ public enum Exporter {
     }
 
     public static func csv(_ file: ResultsFile) -> String {
-        var lines = ["scenario,design,threads,metric,unit,median,ci_low,ci_high,repetitions,machine,commit,created_at"]
+        var lines = [
+            "scenario,design,threads,metric,unit,median,ci_low,ci_high,repetitions,machine,commit,created_at,kind"
+        ]
         for m in figures(file) {
             lines.append(
                 [
                     m.scenario, m.design, String(m.threads), m.name, m.unit, number(m.median), number(m.ciLow),
                     number(m.ciHigh), String(file.configuration.repetitions), file.machine.machineID,
-                    file.machine.gitCommit, file.createdAt,
+                    file.machine.gitCommit, file.createdAt, m.kind,
                 ].joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
@@ -88,7 +113,9 @@ public enum Exporter {
     public static func githubActionBenchmark(_ file: ResultsFile) throws -> String {
         let entries = figures(file).filter(\.smallerIsBetter).map { m in
             BenchmarkEntry(
-                name: "\(m.scenario) \(m.design) x\(m.threads) \(m.name)", unit: m.unit, value: m.median,
+                name: "\(m.kind == "path" ? "path:" : "")\(m.scenario) \(m.design) x\(m.threads) \(m.name)",
+                unit: m.unit,
+                value: m.median,
                 range: "± \(number((m.ciHigh - m.ciLow) / 2))",
                 extra:
                     "95% CI [\(number(m.ciLow)), \(number(m.ciHigh))]; \(file.configuration.repetitions) repetitions; commit \(file.machine.gitCommit.prefix(10)); \(file.machine.machineID)"
@@ -98,7 +125,8 @@ public enum Exporter {
     }
 
     /// InfluxDB line protocol: one point per row, tags machine/scenario/design/threads, one
-    /// field per metric (median), timestamped with the run's start (ns, whole seconds).
+    /// field per metric (median), timestamped with the run's start (ns, whole seconds); a path's
+    /// exact counts are points of `stepbench_path`, tagged machine/path/design.
     /// A `createdAt` that is not an ISO 8601 time is an error: any fallback time would put every
     /// such run of a machine kind on the same point, each push overwriting the one before.
     public static func influx(_ file: ResultsFile) throws -> String {
@@ -111,8 +139,11 @@ public enum Exporter {
         var points: [String] = []
         var grouped: [(key: String, fields: [String])] = []
         for m in figures(file) {
+            // a path's counts: their own measurement, tagged by path
             let key =
-                "stepbench,machine=\(escape(file.machine.machineID)),scenario=\(escape(m.scenario)),design=\(escape(m.design)),threads=\(m.threads)"
+                m.kind == "path"
+                ? "stepbench_path,machine=\(escape(file.machine.machineID)),path=\(escape(m.scenario)),design=\(escape(m.design))"
+                : "stepbench,machine=\(escape(file.machine.machineID)),scenario=\(escape(m.scenario)),design=\(escape(m.design)),threads=\(m.threads)"
             if grouped.last?.key == key {
                 grouped[grouped.count - 1].fields.append("\(m.name)=\(number(m.median))")
             } else {
