@@ -42,7 +42,7 @@ struct KnownBadDesignTests {
     }
 
     /// Runs of a stochastic case that measure its power: some 300 rounds, a few seconds.
-    static func powerRuns(_ torture: TortureCase) -> Int { max(1, 300 / torture.rounds) }
+    static func powerRuns(_ torture: TortureCase) -> Int { max(1, 300 / (torture.rounds ?? 1)) }
 
     @Test(
         "the power of a stochastic check: rounds are tallied, the bound is Clopper–Pearson's, a failure names its seed")
@@ -61,13 +61,19 @@ struct KnownBadDesignTests {
         #expect(power.roundsNeeded(missBelow: 0.01) == 15)
         #expect(power.description.contains("caught 266 of 900 rounds in 3 runs (29.6%, ≥ 27.1% at 95% confidence)"))
 
-        // A stochastic case's failure begins with the round and the seed that replays its choices.
-        let bad = try #require(KnownBad.all.first { $0.rule == .c7 })
-        let violations = TortureCase.cancelAfterSubscribe.run(
-            bad.design, TortureProgress(label: "replay", seed: 12_345))
-        let first = try #require(violations.first)
-        #expect(first.hasPrefix("caught in round ") && first.contains("of 300 with seed 12345"), "\(violations)")
-        #expect(first.contains("cancel-after-subscribe \(bad.design.name) SECONDS 12345"), "\(first)")
+        // A stochastic case's failure begins with the round, and the seed where the case draws from one.
+        let c4 = try #require(KnownBad.all.first { $0.rule == .c4 })
+        let storm = TortureCase.storm64.run(c4.design, TortureProgress(label: "replay", seed: 12_345))
+        let first = try #require(storm.first)
+        #expect(first.hasPrefix("caught in round ") && first.contains("of 10 with seed 12345"), "\(storm)")
+        #expect(first.contains("storm-64 \(c4.design.name) SECONDS 12345"), "\(first)")
+        let c7 = try #require(KnownBad.all.first { $0.rule == .c7 })
+        let cancel = TortureCase.cancelAfterSubscribe.run(c7.design, TortureProgress(label: "replay", seed: 12_345))
+        let line = try #require(cancel.first)
+        #expect(
+            line.hasPrefix("caught in round ") && line.contains("of 300 (each round's schedule is its number"),
+            "\(line)")
+        #expect(!line.contains("seed"), "\(line)")
     }
 
     @Test("its other rules pass, or are declared (and then shown)", arguments: KnownBad.all)

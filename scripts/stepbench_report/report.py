@@ -157,14 +157,6 @@ def _floor_note(results, c, key, plain):
     return f" ({cause})" if cause else plain
 
 
-def decided_winners(results):
-    """The designs the verdict names, each with the question it answers, in the verdict's order:
-    only where the tool's rounds decide (see Contest)."""
-    winners = []
-    verdict(results, winners)
-    return winners
-
-
 def verdict(results, winners=None):
     """Three lines or four: which design for which load, and why (from the numbers). Which
     scenario answers which question is the tool's (its catalog's roles); a winner is named only
@@ -371,6 +363,8 @@ def cost_section(results, folder, winners) -> list[str]:
         star = "" if c.get("exact", True) else "*"
         md.append(f"| `{d}` | {won} | {_num(c['instructions'])} | {_num(c.get('floor'))} | {_num(c.get('api'))} | "
                   f"{_num(c['synchronisation'])}{star} |")
+    if any(not splits[d].get("exact", True) for d in designs if d in splits):
+        md += ["", "\\* follows the schedule (the design hands work to another thread): not exact."]
     return md + [""]
 
 
@@ -406,7 +400,7 @@ def _one_file(paths, work):
     if len(paths) == 1:
         return paths[0]
     out = os.path.join(work, f"combined-{len(os.listdir(work))}.json")
-    tool.text("merge", "--combine", *paths, "--output", out)
+    tool.text("merge", "--combine", "--across-builds", *paths, "--output", out)
     return out
 
 
@@ -433,20 +427,34 @@ def _compare(base, results, fmt):
             raise ResultsError(f"stepbench compare: {e}")
 
 
-def change_section(args, results) -> list[str]:
-    """Did this run make anything slower? The tool's comparison (`stepbench compare`) of this
-    run against the baseline given, else against the previous run of its folder's history. Every
-    verdict is the tool's; this counts them and lists the slower rows."""
-    md = ["## Did anything get slower?", ""]
+def comparison(args, results):
+    """This run against the baseline given, else the previous run of its folder's history, as
+    `stepbench compare` decides it: (words naming what it was compared with, the tool's JSON
+    document), or None when there is nothing to compare with."""
     against = _against(args, results)
     if against is None:
-        return md + ["No baseline given and no earlier run in this run's folder: nothing to compare it with "
-                     "(`scripts/report --baseline OLD.json NEW.json`; each `scripts/bench` adds a run).", ""]
-    base, words = against
+        return None
     try:
-        document = json.loads(_compare(base, results, "json"))
+        return against[1], json.loads(_compare(against[0], results, "json"))
     except ValueError as e:
         raise ResultsError(f"stepbench compare wrote no JSON ({e})")
+
+
+def _shown(r):
+    """A compared row in words: what, and its ratio with the tool's interval."""
+    interval = (_fmt_interval(r) if r.get("ciLow") is not None
+                else f"{r['ratio']:.3f}×" if r.get("ratio") is not None else r["verdict"])
+    return f"{r['scenario']} `{r['design']}` ×{r['threads']} {r['metric']} {interval}"
+
+
+def change_section(compared) -> list[str]:
+    """Did this run make anything slower? The tool's verdicts of `comparison`, counted, and the
+    slower rows listed with their effect and interval."""
+    md = ["## Did anything get slower?", ""]
+    if compared is None:
+        return md + ["No baseline given and no earlier run in this run's folder: nothing to compare it with "
+                     "(`scripts/report --baseline OLD.json NEW.json`; each `scripts/bench` adds a run).", ""]
+    words, document = compared
     rows = document["rows"]
     commit = (document.get("baselineCommit") or "?")[:10]
     both = [r for r in rows if not r["verdict"].startswith("only-in-")]
@@ -461,37 +469,29 @@ def change_section(args, results) -> list[str]:
               f"{len(both)} rows in both: {tally or 'none'}"
               + (f"; {alone['only-in-current']} only in this run" if alone["only-in-current"] else "")
               + (f", {alone['only-in-baseline']} only in the other" if alone["only-in-baseline"] else "") + ".")
-
-    def shown(r):
-        interval = (f"{r['ratio']:.2f}× [{r['ciLow']:.2f}–{r['ciHigh']:.2f}]" if r.get("ciLow") is not None
-                    else f"{r['ratio']:.3f}×" if r.get("ratio") is not None else r["verdict"])
-        return f"{r['scenario']} `{r['design']}` ×{r['threads']} {r['metric']} {interval}"
     if slower:
-        md += [""] + [f"- slower: {shown(r)}" for r in slower[:6]]
+        md += [""] + [f"- slower: {_shown(r)}" for r in slower[:6]]
         if len(slower) > 6:
             md.append(f"- and {len(slower) - 6} more (the table under Regressions)")
     if faster:
-        md += ["", "Faster: " + "; ".join(shown(r) for r in faster[:4])
+        md += ["", "Faster: " + "; ".join(_shown(r) for r in faster[:4])
                + (f"; and {len(faster) - 4} more" if len(faster) > 4 else "") + "."]
     return md + [""]
 
 
-def regression_section(args, results):
-    """Every row the first screen counts that both runs measured, with the tool's verdict
-    (`stepbench compare`); the rows only one of them measured are counted, not listed."""
-    against = _against(args, results)
-    if against is None:
+def regression_section(compared):
+    """Every row of `comparison` both runs measured, with the tool's verdict; the rows only one
+    of them measured are counted, not listed."""
+    if compared is None:
         return ["No baseline given and no earlier run to compare with (`scripts/report --baseline OLD.json NEW.json` "
                 "adds the regression table)."]
-    try:
-        rows = json.loads(_compare(against[0], results, "json"))["rows"]
-    except ValueError as e:
-        raise ResultsError(f"stepbench compare wrote no JSON ({e})")
+    words, document = compared
+    rows = document["rows"]
     both = [r for r in rows if not r["verdict"].startswith("only-in-")]
 
     def value(v):
         return "–" if v is None else _num(v) if abs(v) >= 100 else f"{v:.3g}"
-    md = [f"This run against {against[1]}: every row both measured, with `stepbench compare`'s verdict "
+    md = [f"This run against {words}: every row both measured, with `stepbench compare`'s verdict "
           f"({len(rows) - len(both)} rows only one of them measured are left out).", "",
           "| scenario | design | threads | metric | baseline | current | ratio | 95% CI | verdict |",
           "|---|---|---|---|---:|---:|---:|---|---|"]
@@ -528,7 +528,8 @@ def build(args, results, folder):
     winners = []
     md += [f"{i + 1}. {line}" for i, line in enumerate(verdict(results, winners))] + ["", INTERVALS, ""]
     md += cost_section(results, folder, winners)
-    md += change_section(args, results)
+    compared = comparison(args, results)
+    md += change_section(compared)
     per_round = ", ".join(x for x in results.scenarios() if results.unit(x) != "element" and not results.is_floor(x))
     md += [f"## Speed relative to `{results.role('referenceDesign')}` and to the floor", "",
            f"Median ns/element in every row{f' ({per_round}: per round)' if per_round else ''}, never a latency (p50 latency "
@@ -592,7 +593,7 @@ def build(args, results, folder):
         md += [f"- {w}" for w in warnings] + [""]
     md += history_section(results, folder)
     md += conformance_section(results)
-    md += ["## Regressions", ""] + regression_section(args, results) + [""]
+    md += ["## Regressions", ""] + regression_section(compared) + [""]
     excluded = [r for r in results.rows if r["status"] == "excluded"]
     if excluded:
         md += ["## Not run", "", "A scenario that races a rule leaves out a design that declares breaking it fatal "
@@ -619,8 +620,9 @@ def conformance_section(results) -> list[str]:
         raise ResultsError(f"the conformance verdict beside the results: {e}")
     table = ["| rule | " + " | ".join(verdict["designs"]) + " |", "|" + "---|" * (len(verdict["designs"]) + 1)]
     table += [f"| {rule['id']} | " + " | ".join(cell["mark"] for cell in rule["cells"]) + " |" for rule in verdict["rules"]]
-    stochastic = sorted({f"{c['name']} ({rule['id']}, {c['rounds']} rounds)" for rule in verdict["rules"]
-                         for cell in rule["cells"] for c in cell["checks"] if c.get("kind") == "stochastic"})
+    stochastic = list(dict.fromkeys(
+        f"{c['name']} ({rule['id']}" + (f", {c['rounds']} rounds)" if c.get("rounds") else ")")
+        for rule in verdict["rules"] for cell in rule["cells"] for c in cell["checks"] if c.get("kind") == "stochastic"))
     return ["## Conformance", "",
             "Every rule of docs/CONFORMANCE.md on every design (`scripts/conformance`: ok, ok* = declared broken at "
             "times and not shown in this run, known = declared broken and shown, FAIL, STALE = declared but not "

@@ -111,8 +111,23 @@ def test_every_export_carries_the_exact_counts_of_profiles_and_paths():
     got = {(r["kind"], r["scenario"], r["design"], r["metric"]): float(r["median"]) for r in rows}
     assert got.keys() == want.keys()
     assert all(got[k] == pytest.approx(v, rel=1e-12) for k, v in want.items())
-    names = {e["name"] for e in json.loads(run("github-action-benchmark"))}
-    p = data["paths"][0]
-    assert f"path:{p['path']} {p['design']} x1 instructions_per_event" in names
-    lines = [l for l in run("influx").splitlines() if l.startswith("stepbench_path,")]
-    assert len(lines) == len(data["paths"]) and f",path={p['path']},design={p['design']} " in lines[0]
+    entries = json.loads(run("github-action-benchmark"))
+    got = {}
+    for e in entries:
+        name, design, _, metric = e["name"].split(" ")
+        kind = "path" if name.startswith("path:") else "scenario"
+        got[(kind, name.removeprefix("path:"), design, metric)] = e["value"]
+        assert e["extra"].startswith("exact"), e
+    assert got.keys() == want.keys()
+    assert all(got[k] == pytest.approx(v, rel=1e-12) for k, v in want.items())
+    got = {}
+    for line in run("influx").splitlines():
+        series, fields, _ = line.split(" ")
+        measurement, *tags = series.split(",")
+        tags = dict(t.split("=", 1) for t in tags)
+        kind, name = ("path", tags["path"]) if measurement == "stepbench_path" else ("scenario", tags["scenario"])
+        for field in fields.split(","):
+            metric, value = field.split("=")
+            got[(kind, name, tags["design"], metric)] = float(value)
+    assert got.keys() == want.keys()
+    assert all(got[k] == pytest.approx(v, rel=1e-12) for k, v in want.items())

@@ -185,7 +185,7 @@ struct ConformanceVerdict: Codable {
                             return Check(
                                 name: name, torture: check?.isTorture ?? false,
                                 kind: check?.isStochastic == true ? "stochastic" : "required",
-                                rounds: check?.isStochastic == true ? check?.torture?.rounds : nil)
+                                rounds: check?.torture?.rounds)
                         },
                         failures: result.failures.map {
                             Failure(check: $0.check, message: $0.message, file: $0.fileID, line: $0.line)

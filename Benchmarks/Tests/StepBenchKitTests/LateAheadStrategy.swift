@@ -5,7 +5,7 @@ import Foundation
 /// A design one input ahead (rule D2 broken) whose request for the next input comes `delay`
 /// after it takes one, on another thread; the stepper runs on the thread that delivers the input.
 struct LateAheadStrategy: SteppingStrategy {
-    let delay: DispatchTimeInterval
+    let delay: Double
 
     func step<Upstream: Publisher>(
         _ upstream: Upstream, stepper: @escaping @Sendable (StepEvent<Upstream.Output, Upstream.Failure>) -> Void
@@ -17,12 +17,12 @@ struct LateAheadStrategy: SteppingStrategy {
 
     // @unchecked: `subscription` is behind its lock
     private final class Ahead<Input, Failure: Error>: Subscriber, @unchecked Sendable {
-        let delay: DispatchTimeInterval
+        let delay: Double
         let stepper: @Sendable (StepEvent<Input, Failure>) -> Void
         let subscription = LockedValue<(any Subscription)?>(nil)
         let combineIdentifier = CombineIdentifier()
 
-        init(delay: DispatchTimeInterval, stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void) {
+        init(delay: Double, stepper: @escaping @Sendable (StepEvent<Input, Failure>) -> Void) {
             (self.delay, self.stepper) = (delay, stepper)
         }
 
@@ -34,7 +34,18 @@ struct LateAheadStrategy: SteppingStrategy {
         func receive(_ input: Input) -> Subscribers.Demand {
             let subscription = self.subscription
             DispatchQueue.global().asyncAfter(deadline: .now() + delay) { subscription.value?.request(.max(1)) }
-            stepper(.input(input, StepPromise { if $0 == .cancel { subscription.value?.cancel() } }))
+            let calls = LockedValue(0)
+            let hold = delay * 2
+            stepper(
+                .input(
+                    input,
+                    StepPromise { request in
+                        guard request == .more else { return subscription.value?.cancel() ?? () }
+                        calls.value += 1
+                        // The first repeated .more holds its caller twice the delay: a window of
+                        // stale calls then outlasts the request ahead, whenever it began.
+                        if calls.value == 2 { Thread.sleep(forTimeInterval: hold) }
+                    }))
             return .none
         }
 

@@ -53,10 +53,10 @@ struct PathTests {
             name: "late-ahead",
             traits: .init(
                 delivery: .onOwnExecutor, knownIssues: [.init(.d2, "asks for the next input 20 ms after it takes one")]),
-            strategy: LateAheadStrategy(delay: .milliseconds(20)))
-        // Enough stale calls that the window outlasts the delay by far: the old driver counted
-        // 2 requests before it and saw 3 after
-        _ = try StepPath.stalePromise.drive(.design(design), events: 200_000, label: nil)
+            strategy: LateAheadStrategy(delay: 0.02))
+        // Its first repeated .more holds the window open for 40 ms: the old driver counted 2
+        // requests a quiet 2 ms after input 1 and saw 3 after the window
+        _ = try StepPath.stalePromise.drive(.design(design), events: 1_000, label: nil)
     }
 
     /// A design that declares rule C6 broken: it has no re-entrant-completion path.

@@ -50,20 +50,20 @@ public enum TortureCase: String, CaseIterable, Sendable {
     /// measures how often one round catches the fault (docs/CONFORMANCE.md, "Stochastic
     /// checks"). The other cases race threads too, but what they look for (a deadlock, a stall,
     /// a lost or reordered input, a count) shows on every run of a design that has it.
-    public var isStochastic: Bool { Self.stochastic.contains(self) }
-    static let stochastic: [TortureCase] = [.storm64, .cancelAfterSubscribe]
+    public var isStochastic: Bool { rounds != nil }
 
-    /// The rounds of one run (one for the cases that run once).
-    public var rounds: Int {
+    /// A stochastic case's rounds per run (nil for the others, which run a fixed sequence).
+    public var rounds: Int? {
         switch self {
         case .storm64: 10
-        case .cancelInsideRequest: 50
         case .cancelAfterSubscribe: 300
-        case .releaseCallback: 3
-        case .reentrantCompletion, .doubleCompletion: 2
-        case .slowRequest, .reentrantRequest, .demandIgnoring: 1
+        default: nil
         }
     }
+
+    /// Whether the case draws random choices from its seed (``TortureProgress/seed``): a failure
+    /// names the seed that replays them. The other cases' schedule is their round number.
+    public var drawsFromSeed: Bool { self == .storm64 }
 
     /// What the case does, in a line.
     public var summary: String {
@@ -84,11 +84,14 @@ public enum TortureCase: String, CaseIterable, Sendable {
     /// stochastic case's violations begin with the round and seed that caught them.
     public func run(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
         let violations = runRounds(design, progress)
-        guard isStochastic, !violations.isEmpty, !progress.measuring else { return violations }
+        guard let rounds, !violations.isEmpty, !progress.measuring else { return violations }
+        let round = "caught in round \(progress.round.load(ordering: .relaxed) + 1) of \(rounds)"
+        guard drawsFromSeed else {
+            return ["\(round) (each round's schedule is its number: no random choice)"] + violations
+        }
         return [
-            "caught in round \(progress.round.load(ordering: .relaxed) + 1) of \(rounds) with seed \(progress.seed) "
-                + "(replay: the torture child's arguments \(rawValue) \(design) SECONDS \(progress.seed), "
-                + "or TortureProgress(label:seed:))"
+            "\(round) with seed \(progress.seed) (replay: the torture child's arguments \(rawValue) \(design) SECONDS "
+                + "\(progress.seed), or TortureProgress(label:seed:))"
         ] + violations
     }
 

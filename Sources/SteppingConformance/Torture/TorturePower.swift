@@ -32,7 +32,7 @@ public struct TorturePower: Sendable, CustomStringConvertible {
     /// The per-round catch rate's one-sided 95% lower confidence bound (Clopper–Pearson).
     public var catchRateLowerBound: Double { Self.lowerBound(successes: roundsCaught, trials: roundsRun) }
     /// The probability that one run of the case misses the race, at the lower bound.
-    public var missPerRun: Double { pow(1 - catchRateLowerBound, Double(torture.rounds)) }
+    public var missPerRun: Double { pow(1 - catchRateLowerBound, Double(torture.rounds ?? 1)) }
     /// The rounds a run needs to miss the race with probability under `probability`, at the lower bound.
     public func roundsNeeded(missBelow probability: Double) -> Int {
         let lower = catchRateLowerBound
@@ -48,11 +48,11 @@ public struct TorturePower: Sendable, CustomStringConvertible {
         return
             "\(torture.rawValue) on \(design): caught \(roundsCaught) of \(roundsRun) rounds in \(runs) run\(runs == 1 ? "" : "s") "
             + "(\(percent(catchRate)), ≥ \(percent(catchRateLowerBound)) at 95% confidence); "
-            + "a run of \(torture.rounds) round\(torture.rounds == 1 ? "" : "s") misses it with probability ≤ "
+            + "a run of \(torture.rounds ?? 1) round\(torture.rounds == 1 ? "" : "s") misses it with probability ≤ "
             + Self.probability(missPerRun)
     }
 
-    /// A probability for a message: "0.3%", "2e-7", "< 1e-300".
+    /// A probability for a message: "0.3%", "2e-7"; "1e-300" for anything smaller (the figure is a bound).
     static func probability(_ p: Double) -> String {
         if p >= 0.001 { return String(format: "%.1f%%", p * 100) }
         if p < 1e-300 { return "1e-300" }

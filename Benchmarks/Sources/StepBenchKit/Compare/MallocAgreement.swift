@@ -65,19 +65,14 @@ public struct MallocAgreement: Codable, Equatable, Sendable {
         counts: [String: Int], rows: [ResultsFile.Row], benchmarks: [Catalog.Benchmark], source: String
     ) throws -> MallocAgreement {
         let suite = Dictionary(uniqueKeysWithValues: benchmarks.map { ($0.name, $0) })
-        var measured: [String: ResultsFile.Row] = [:]  // by "name threads"
+        var measured: [String: ResultsFile.Row] = [:]  // by "scenario design threads"
         for row in rows where row.status != .excluded {  // excluded: not run, a declared fatal issue
             guard row.status == .ok else {
                 throw ResultsError(
                     "\(source): \(row.scenario.rawValue) \(row.design) ×\(row.threads) failed its verification: \(row.failure ?? "no message")"
                 )
             }
-            guard
-                let name = benchmarks.first(where: {
-                    $0.scenario == row.scenario.rawValue && $0.design == row.design.name
-                })?.name
-            else { continue }  // no benchmark of the suite measures it
-            measured["\(name) \(row.threads)"] = row
+            measured["\(row.scenario.rawValue) \(row.design.name) \(row.threads)"] = row
         }
         var result: [Row] = []
         for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
@@ -85,7 +80,7 @@ public struct MallocAgreement: Codable, Equatable, Sendable {
                 throw ResultsError("\(name): not a benchmark of the catalog; run the suite of the same build")
             }
             guard spec.exactAllocations else { continue }
-            guard let row = measured["\(name) \(spec.threads)"] else {
+            guard let row = measured["\(spec.scenario) \(spec.design) \(spec.threads)"] else {
                 throw ResultsError(
                     "\(name): stepbench measured no \(spec.scenario) \(spec.design) at \(spec.threads) thread(s); run it for every benchmark with an exact count"
                 )

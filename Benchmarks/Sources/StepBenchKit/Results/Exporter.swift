@@ -12,10 +12,13 @@ public enum ExportFormat: String, CaseIterable, Sendable {
 
 public enum Exporter {
     /// One exported figure: a metric of one (scenario, design, threads) row, or of one path's
-    /// exact counts (`kind` "path": `scenario` names the path, threads 1).
+    /// exact counts (`kind` `.path`: `scenario` names the path, threads 1).
     public struct Figure: Equatable, Sendable {
-        /// "scenario" or "path".
-        public var kind: String = "scenario"
+        /// What the figure measures: a scenario's row, or a path's exact counts.
+        public enum Kind: String, Sendable { case scenario, path }
+        public var kind: Kind = .scenario
+        /// An exact count (`stepbench profile`): one value, no interval.
+        public var exact = false
         public var scenario: String
         public var design: String
         public var threads: Int
@@ -29,7 +32,8 @@ public enum Exporter {
         public var smallerIsBetter: Bool { metric.smallerIsBetter }
     }
 
-    /// Every summary figure of every successful row, in file order.
+    /// Every summary figure of every successful row, in file order, then a profile file's exact
+    /// counts: each profiled scenario's instructions per element, each path's counts per event.
     public static func figures(_ file: ResultsFile) -> [Figure] {
         var out: [Figure] = []
         for row in file.rows {
@@ -51,11 +55,12 @@ public enum Exporter {
             add(.latencyP999, s.latencyP999)
             add(.latencyMax, s.latencyMax)
         }
-        // The exact counts of `stepbench profile`: one value, its own interval.
+        // The exact counts of `stepbench profile`: one value, no interval.
         for p in file.profiles ?? [] {
             out.append(
                 Figure(
-                    scenario: p.scenario.rawValue, design: p.design.name, threads: 1, metric: .instructionsPerElement,
+                    exact: true, scenario: p.scenario.rawValue, design: p.design.name, threads: 1,
+                    metric: .instructionsPerElement,
                     median: p.instructionsPerElement, ciLow: p.instructionsPerElement, ciHigh: p.instructionsPerElement)
             )
         }
@@ -67,7 +72,8 @@ public enum Exporter {
             ] {
                 out.append(
                     Figure(
-                        kind: "path", scenario: p.path.rawValue, design: p.design.name, threads: 1, metric: metric,
+                        kind: .path, exact: true, scenario: p.path.rawValue, design: p.design.name, threads: 1,
+                        metric: metric,
                         median: value, ciLow: value, ciHigh: value))
             }
         }
@@ -95,7 +101,7 @@ public enum Exporter {
                 [
                     m.scenario, m.design, String(m.threads), m.name, m.unit, number(m.median), number(m.ciLow),
                     number(m.ciHigh), String(file.configuration.repetitions), file.machine.machineID,
-                    file.machine.gitCommit, file.createdAt, m.kind,
+                    file.machine.gitCommit, file.createdAt, m.kind.rawValue,
                 ].joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
@@ -113,12 +119,14 @@ public enum Exporter {
     public static func githubActionBenchmark(_ file: ResultsFile) throws -> String {
         let entries = figures(file).filter(\.smallerIsBetter).map { m in
             BenchmarkEntry(
-                name: "\(m.kind == "path" ? "path:" : "")\(m.scenario) \(m.design) x\(m.threads) \(m.name)",
+                name: "\(m.kind == .path ? "path:" : "")\(m.scenario) \(m.design) x\(m.threads) \(m.name)",
                 unit: m.unit,
                 value: m.median,
                 range: "± \(number((m.ciHigh - m.ciLow) / 2))",
-                extra:
-                    "95% CI [\(number(m.ciLow)), \(number(m.ciHigh))]; \(file.configuration.repetitions) repetitions; commit \(file.machine.gitCommit.prefix(10)); \(file.machine.machineID)"
+                extra: (m.exact
+                    ? "exact (callgrind and jemalloc counts)"
+                    : "95% CI [\(number(m.ciLow)), \(number(m.ciHigh))]; \(file.configuration.repetitions) repetitions")
+                    + "; commit \(file.machine.gitCommit.prefix(10)); \(file.machine.machineID)"
             )
         }
         return try JSONOutput.string(entries) + "\n"
@@ -141,7 +149,7 @@ public enum Exporter {
         for m in figures(file) {
             // a path's counts: their own measurement, tagged by path
             let key =
-                m.kind == "path"
+                m.kind == .path
                 ? "stepbench_path,machine=\(escape(file.machine.machineID)),path=\(escape(m.scenario)),design=\(escape(m.design))"
                 : "stepbench,machine=\(escape(file.machine.machineID)),scenario=\(escape(m.scenario)),design=\(escape(m.design)),threads=\(m.threads)"
             if grouped.last?.key == key {
