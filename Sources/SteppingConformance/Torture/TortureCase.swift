@@ -81,7 +81,8 @@ public enum TortureCase: String, CaseIterable, Sendable {
     }
 
     /// Runs the case on `design`; returns the violations seen (empty: the design held). A
-    /// stochastic case's violations begin with the round and seed that caught them.
+    /// stochastic case's violations begin with the round that caught them (and, for a case that
+    /// draws from its seed, the seed that replays its choices).
     public func run(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
         let violations = runRounds(design, progress)
         guard let rounds, !violations.isEmpty, !progress.measuring else { return violations }

@@ -8,9 +8,9 @@ import Synchronization
 public final class TortureProgress: @unchecked Sendable {  // `round` and the tally are atomic; the rest immutable
     package let label: String
     package let round = Atomic<Int>(0)
-    /// The seed of the case's random choices (which stale promise a storm thread calls): a
-    /// failure of a stochastic case names it, and a run with the same seed makes the same
-    /// choices (the threads' interleaving stays the machine's).
+    /// The seed of the case's random choices (which stale promise a storm-64 thread calls): its
+    /// failure names it, and a run with the same seed makes the same choices (the threads'
+    /// interleaving stays the machine's).
     public let seed: UInt64
     /// Whether the case runs every round, counting those that catch a violation, instead of
     /// stopping at the first: how ``TortureCase/power(on:runs:)`` measures a catch rate.
