@@ -37,9 +37,11 @@ let targets: [Target] = [
         ]
     ),
     // stepbench with deliberately broken designs (a crash, a hang, a rule broken at the n-th
-    // input), through the public products: scripts/tests/test_faults.py runs it.
+    // input, a late request ahead), through the public products: scripts/tests/test_faults.py runs it.
     .executableTarget(
-        name: "StepBenchFaults", dependencies: ["StepBenchCLI", stepping], path: "Tests/StepBenchFaults"),
+        name: "StepBenchFaults",
+        dependencies: ["StepBenchCLI", stepping, .product(name: "OpenCombine", package: "OpenCombine")],
+        path: "Tests/StepBenchFaults"),
     // The measuring targets: each tool links its allocator (above).
     .systemLibrary(
         name: "CJemalloc",

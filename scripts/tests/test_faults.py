@@ -183,3 +183,17 @@ def test_a_profile_child_that_crashes_or_hangs_costs_its_target_and_the_rest_is_
     assert "HUNG: sync-step hanging" in done.stderr and "CRASHED: sync-step crashing" in done.stderr
     assert profiling_children() == [], "no profiling process left behind"
     print(f"a crash and a hang under callgrind (watchdog 15 s) in {took:.1f} s")
+
+
+def test_a_late_request_ahead_is_counted_before_the_stale_calls():
+    """The stale-promise path on a design declared one input ahead (rule D2) whose request ahead
+    comes 20 ms after it takes an input, and whose first repeated `.more` holds the window 40 ms:
+    the driver waits for that request before it counts, so the window's stale calls are not
+    blamed for it. The driver that counted after 2 ms of quiet failed here, "expected 2 requests
+    … saw 3", as async-channel's path child did under callgrind in CI."""
+    request = {"paths": {"_0": {"subject": "late-ahead", "paths": ["stale-promise"], "events": [1000]}}}
+    done = subprocess.run([faults_binary(), "child"], input=json.dumps(request), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    [window] = json.loads(done.stdout)["windows"]
+    assert window["path"] == "stale-promise" and window["label"] == "stale-promise late-ahead 1000"

@@ -5,6 +5,8 @@
 //   crashing      the stepper call traps (a crash at the n-th element)
 //   hanging       the stepper call never returns
 //   double-input  the input is delivered twice, the second while its promise is open
+// And late-ahead: a design declared one input ahead (rule D2) whose request ahead comes 20 ms
+// after it takes an input (LateAheadStrategy.swift), for the stale-promise path's driver.
 // And one fault of the harness's own: with STEPBENCH_FAULTS_CRASH_AFTER_ANSWER=1, a measuring
 // child (`child`) aborts as it exits, after its complete answer.
 // Only public products: the way an outside package brings designs to the tool.
@@ -48,6 +50,11 @@ extension SteppingDesign {
     static let crashing = SteppingDesign(name: "crashing", factory: FaultyAtomic(fault: .crash))
     static let hanging = SteppingDesign(name: "hanging", factory: FaultyAtomic(fault: .hang))
     static let doubleInput = SteppingDesign(name: "double-input", factory: FaultyAtomic(fault: .doubleInput))
+    static let lateAhead = SteppingDesign(
+        name: "late-ahead",
+        traits: .init(
+            delivery: .onOwnExecutor, knownIssues: [.init(.d2, "asks for the next input 20 ms after it takes one")]),
+        strategy: LateAheadStrategy(delay: 0.02))
 }
 
 if ProcessInfo.processInfo.environment["STEPBENCH_FAULTS_CRASH_AFTER_ANSWER"] == "1",
@@ -55,4 +62,4 @@ if ProcessInfo.processInfo.environment["STEPBENCH_FAULTS_CRASH_AFTER_ANSWER"] ==
 {
     atexit { abort() }
 }
-StepBench.main(designs: [.crashing, .hanging, .doubleInput])
+StepBench.main(designs: [.crashing, .hanging, .doubleInput, .lateAhead])

@@ -42,23 +42,6 @@ struct PathTests {
         #expect(Measuring.tail(of: "one\n==x== two\n= three") == "one / ==x== two / = three")
     }
 
-    @Test(
-        "stale-promise on a design one input ahead whose request ahead comes late: counted before the window, not in it"
-    )
-    func test_path_stalePromiseWaitsForALateRequestAhead() throws {
-        // How CI's regression gate saw async-channel's path child fail under callgrind: the
-        // producer's request ahead landed after the driver had counted, as if a stale call made it.
-        AllocationCounter.install()
-        let design = SteppingDesign(
-            name: "late-ahead",
-            traits: .init(
-                delivery: .onOwnExecutor, knownIssues: [.init(.d2, "asks for the next input 20 ms after it takes one")]),
-            strategy: LateAheadStrategy(delay: 0.02))
-        // Its first repeated .more holds the window open for 40 ms: the old driver counted 2
-        // requests a quiet 2 ms after input 1 and saw 3 after the window
-        _ = try StepPath.stalePromise.drive(.design(design), events: 1_000, label: nil)
-    }
-
     /// A design that declares rule C6 broken: it has no re-entrant-completion path.
     static let breaksC6 = SteppingDesign.allCases.first { $0.traits.knownIssue(.c6) != nil }!
 

@@ -1,6 +1,6 @@
 import Foundation
 @preconcurrency import OpenCombine
-@_spi(Measurement) import Stepping
+import Stepping
 
 /// A design one input ahead (rule D2 broken) whose request for the next input comes `delay`
 /// after it takes one, on another thread; the stepper runs on the thread that delivers the input.
