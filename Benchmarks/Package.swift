@@ -27,6 +27,9 @@ let targets: [Target] = [
     // The measured window's edges as callgrind client requests (needs Debian's `valgrind`
     // package for <valgrind/callgrind.h>; scripts/lib/ensure-deps installs it).
     .target(name: "CCallgrind"),
+    // The history's change-point search (E-divisive means, permutation tests): compiled optimised
+    // even in a debug build, where the tests run it on thousands of series.
+    .target(name: "StepBenchChangePoints", dependencies: [kit], swiftSettings: [.unsafeFlags(["-O"])]),
     .target(
         name: "StepBenchScenarios",
         dependencies: [
@@ -51,7 +54,7 @@ let targets: [Target] = [
     .target(name: "CJemallocConfig"),
     .target(
         name: "StepBenchKit",
-        dependencies: [stepping, "StepBenchScenarios", "CJemalloc", "CJemallocConfig"]
+        dependencies: [stepping, "StepBenchScenarios", "StepBenchChangePoints", "CJemalloc", "CJemallocConfig"]
     ),
     .target(
         name: "StepBenchCLI",

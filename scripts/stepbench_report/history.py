@@ -15,17 +15,17 @@ mean) and looks for change points in each:
 - allocations_per_element: exact where the row says so (`allocationsExact`), else timing-like;
 - instructions_per_element (profiles, callgrind): exact.
 
-Timing series: E-divisive means (Matteson & James 2014, the method of MongoDB's signal
-processing and of Apache Otava/Hunter) on log values, applied recursively. A split is tested at
-level ALPHA on every order of its segment up to EXACT_RUNS runs (an exact p-value: so a timing
-change needs 8 runs, as with 7 the smallest p is 2/35 = 0.057), else on PERMUTATIONS random
-permutations (seeded by series and segment); each side spans at least MIN_REGIME runs; and the
-regime medians must differ by at least max(--min-effect, SIGMAS σ), σ being the split's own
-noise: the row's between-run drift from noise.json plus its runs' sampling noise. A row
-noise.json does not cover has no drift estimate: as in `compare`, its changes are listed, never
-called change points.
-Exact series: any step above the CI gate's tolerance for the count (the tool gives it with the
-series) is a change point, p = 0.
+The change points are the tool's (`stepbench series`, its `detection` of each series; the
+method's constants under its `method`, printed on the last line here). Timing series:
+E-divisive means (Matteson & James 2014, the method of MongoDB's signal processing and of Apache
+Otava/Hunter) on log values, applied recursively; a split is tested on every order of its
+segment up to 8 runs (an exact p-value: so a timing change needs 8 runs, as with 7 the smallest
+p is 2/35 = 0.057), else on seeded random permutations; each side spans at least two runs; and
+the regime medians must differ by at least max(--min-effect, 4σ), σ being the split's own noise:
+the row's between-run drift from noise.json plus its runs' sampling noise. A row noise.json does
+not cover has no drift estimate: as in `compare`, its changes are listed, never called change
+points. Exact series: any step above the CI gate's tolerance for the count is a change point,
+p = 0.
 
 Each change point is classified (history_cause): where the measurement changed between its run
 and the run before (the files' schema or a setting that changes what is measured; the harness,
@@ -49,10 +49,9 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from .history_cause import CAUSES, Git
+from .history_cause import CAUSES, Git, classify
 from .history_collect import collect
-from .history_detect import analyse_series
-from .history_model import ALPHA, EXACT_RUNS, MIN_REGIME, PERMUTATIONS, SIGMAS, HistoryError
+from .history_model import HistoryError
 
 
 SCHEMA = "stepbench-history/1"
@@ -68,6 +67,8 @@ class History:
     noise_path: str | None
     min_effect: float
     notes: list
+    #: the change-point search's constants, as the tool gives them
+    method: dict
 
     def change_points(self, called=True, code=None):
         """(series, change point) pairs: called ones (rows with a drift estimate, or exact), or
@@ -89,9 +90,7 @@ def analyse(folder, noise_path="default", min_effect=None):
     Raises HistoryError on bad input."""
     if min_effect is not None and not 0 <= min_effect < 10:
         raise HistoryError(f"--min-effect {min_effect}: expected a fraction such as 0.05")
-    files, skipped, series, noise_path, machine_id, default_min_effect = collect(folder, noise_path)
-    if min_effect is None:
-        min_effect = default_min_effect
+    files, skipped, series, noise_path, machine_id, min_effect, method = collect(folder, noise_path, min_effect)
     notes = []
     if noise_path is None:
         notes.append("no noise profile: no timing row has a drift estimate, so no timing change is called "
@@ -101,19 +100,22 @@ def analyse(folder, noise_path="default", min_effect=None):
         notes.append(f"{len(unknown)} of {len(files)} files ordered by their createdAt: git does not know their commit "
                      f"({', '.join(sorted({f.short for f in unknown}))})")
     git = Git(folder)
-    series = [analyse_series(s, min_effect, git) for s in series]
+    for s in series:  # what else changed at each of the tool's change points (history_cause)
+        for c in s.change_points:
+            c.cause, c.notes = classify(s, c.index, git)
     return History(folder=folder, machine_id=machine_id, files=files, skipped=skipped, series=series,
-                   noise_path=noise_path, min_effect=min_effect, notes=notes)
+                   noise_path=noise_path, min_effect=min_effect, notes=notes, method=method)
 
 
 # ---------------------------------------------------------------- output
 
 def method_text(h):
     drift = (f"drift σ from {h.noise_path}" if h.noise_path else "no drift σ (no noise profile)")
-    return (f"timing: E-divisive means on log values, permutation test (all orders up to {EXACT_RUNS} runs, else "
-            f"{PERMUTATIONS} seeded), α {ALPHA:g}, "
-            f"regimes of ≥ {MIN_REGIME} runs, min effect max({h.min_effect:.0%}, {SIGMAS:g}σ; {drift}); "
-            f"exact: any step beyond the gate's tolerance for the count, p = 0")
+    m = h.method
+    return (f"timing: E-divisive means on log values, permutation test (all orders up to {m['exactRuns']} runs, else "
+            f"{m['permutations']} seeded), α {m['alpha']:g}, "
+            f"regimes of ≥ {m['minRegime']} runs, min effect max({h.min_effect:.0%}, {m['sigmas']:g}σ; {drift}); "
+            f"exact: any step beyond the gate's tolerance for the count, p = 0 (`stepbench series`)")
 
 
 def _fmt(v):
@@ -167,8 +169,9 @@ def to_json(h):
                 "minimumEffect": c.threshold, "notes": c.notes}
     return {
         "schema": SCHEMA, "folder": h.folder, "machineId": h.machine_id,
-        "method": {"timing": "e-divisive-means", "alpha": ALPHA, "permutations": PERMUTATIONS, "sigmas": SIGMAS,
-                   "minEffect": h.min_effect, "minRegimeRuns": MIN_REGIME, "noiseProfile": h.noise_path},
+        "method": {"timing": "e-divisive-means", "alpha": h.method["alpha"], "permutations": h.method["permutations"],
+                   "sigmas": h.method["sigmas"], "minEffect": h.min_effect, "minRegimeRuns": h.method["minRegime"],
+                   "noiseProfile": h.noise_path},
         "files": [{"file": f.name, "kind": f.kind, "commit": f.commit, "dirty": f.dirty, "createdAt": f.created_at,
                    "commitTime": f.commit_time, "orderedBy": f.ordered_by, "schema": f.schema} for f in h.files],
         "skipped": h.skipped, "notes": h.notes,
@@ -247,9 +250,6 @@ class _Parser(argparse.ArgumentParser):
 def main(argv=None):
     doc = __doc__.split("\n\n", 2)
     epilog = doc[2]
-    for name, value in (("PERMUTATIONS", f"{PERMUTATIONS:,}"), ("EXACT_RUNS", str(EXACT_RUNS)), ("ALPHA", f"{ALPHA:g}"), ("SIGMAS", f"{SIGMAS:g}"),
-                        ("MIN_REGIME", str(MIN_REGIME))):
-        epilog = epilog.replace(name, value)  # the help states the numbers in force
     parser = _Parser(prog="scripts/history", description=doc[0].split(": ", 1)[1],
                      epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", help="results/<machine-id>/: its results and profile files")

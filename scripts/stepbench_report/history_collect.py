@@ -1,20 +1,21 @@
 """scripts/history: a results folder as the tool reads it (`stepbench series`): its runs in commit
-order, the files left out, and every series with what its numbers mean (and what each file says about
-how it measured). Nothing is derived here."""
+order, the files left out, and every series with what its numbers mean, its change points as the
+tool found them (and what each file says about how it measured). Nothing is derived here."""
 from __future__ import annotations
 
 import os
 
 from .history_cause import FILE_SETTINGS
-from .history_model import HistoryError, RunFile, Series
+from .history_model import ChangePoint, HistoryError, RunFile, Series
 from .tool import ToolError, ask
 
 
-def collect(folder, noise="default"):
-    """(runs, skipped, series, the noise profile used, machine id, the default minimum effect) of `folder`.
-    noise: a profile's path, "default" for the folder's noise.json if any, or None for none.
-    Raises HistoryError with the tool's message."""
-    arguments = ["series", folder]
+def collect(folder, noise="default", min_effect=None):
+    """(runs, skipped, series with their change points, the noise profile used, machine id, the
+    minimum effect searched with, the method's constants) of `folder`. noise: a profile's path,
+    "default" for the folder's noise.json if any, or None for none; min_effect: None for the
+    tool's default. Raises HistoryError with the tool's message."""
+    arguments = ["series", folder] + ([] if min_effect is None else ["--min-effect", str(min_effect)])
     if noise is None:
         arguments.append("--no-noise")
     elif noise != "default":
@@ -33,9 +34,14 @@ def collect(folder, noise="default"):
                      exact=s["exact"], tolerance=s.get("tolerance"), drift_sd=s.get("driftSD"),
                      points=[(runs[p["run"]], p["value"], p.get("logs")) for p in s["points"]],
                      measurements=[{**{m["name"]: m["value"] for m in p["measurement"]}, **settings[p["run"]]}
-                                   for p in s["points"]])
+                                   for p in s["points"]],
+                     status=s["detection"]["status"], sampling_sd=s["detection"].get("samplingSD"),
+                     change_points=[ChangePoint(index=c["index"], before=c["before"], after=c["after"],
+                                                p_value=c["pValue"], regimes=tuple(c["regimes"]),
+                                                threshold=c.get("threshold"))
+                                    for c in s["detection"]["changePoints"]])
               for s in data["series"]]
-    return runs, data["skipped"], series, data.get("noiseProfile"), data["machineId"], data["defaultMinEffect"]
+    return runs, data["skipped"], series, data.get("noiseProfile"), data["machineId"], data["minEffect"], data["method"]
 
 
 def _file_settings(folder, name):

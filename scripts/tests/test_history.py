@@ -17,8 +17,9 @@ import zlib
 import numpy as np
 import pytest
 
-from scripts.stepbench_report import history, history_detect, report
+from scripts.stepbench_report import history, report
 from scripts.stepbench_report.results import load
+from scripts.tests.test_export import stepbench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
@@ -26,6 +27,38 @@ NOISE_PATH = os.path.join(FIXTURES, "noise.json")
 NOISE = json.load(open(NOISE_PATH))
 SVG = "{http://www.w3.org/2000/svg}"
 MIN_EFFECT = 0.05  # the tool's default (`stepbench series`: defaultMinEffect), what scripts/history uses
+
+
+def detect(series, min_effect=MIN_EFFECT, sigmas=None):
+    """The tool's search (`stepbench detect`) over `series`, each (key, exact, drift σ or None,
+    tolerance or None, values, per-run logs or None): its answer, the method's constants and one
+    outcome per series."""
+    request = {"minEffect": min_effect, "series": [
+        {"key": key, "exact": exact, "driftSD": drift, "tolerance": tolerance, "values": values, "logs": logs}
+        for key, exact, drift, tolerance, values, logs in series]}
+    if sigmas is not None:
+        request["sigmas"] = sigmas
+    done = subprocess.run([stepbench(), "detect", "-"], input=json.dumps(request), capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def timing_change_points(runs, drift, key, min_effect=MIN_EFFECT, sigmas=None):
+    """One timing series' change points, as the tool finds them."""
+    [outcome] = detect([(key, False, drift, None, [0.0] * len(runs), [list(r) for r in runs])], min_effect,
+                       sigmas)["outcomes"]
+    return outcome["changePoints"]
+
+
+METHOD = {}
+
+
+def method():
+    """The change-point search's constants, as the tool gives them."""
+    if not METHOD:
+        METHOD.update(detect([])["method"])
+    return METHOD
 
 
 def entry(scenario, design, metric, threads=1):
@@ -117,7 +150,7 @@ def run_history(folder, tmp_path, *extra):
 def threshold(e):
     """The smallest step history calls on a row with this noise entry (drift only; the runs'
     sampling noise adds a little): max(--min-effect, exp(SIGMAS·√2·drift) − 1)."""
-    return max(MIN_EFFECT, math.exp(history.SIGMAS * math.sqrt(2) * e["driftSD"]) - 1)
+    return max(MIN_EFFECT, math.exp(method()["sigmas"] * math.sqrt(2) * e["driftSD"]) - 1)
 
 
 def rows_a_10_percent_step_shows_on():
@@ -154,7 +187,7 @@ def test_a_planted_10_percent_step_is_found_at_exactly_its_commit(tmp_path, desi
     cp = data["changePoints"][0]
     assert cp["commit"] == commits[7] and cp["previousCommit"] == commits[6]
     assert cp["direction"] == "regression" and 1.06 < cp["ratio"] < 1.14
-    assert cp["pValue"] <= history.ALPHA and cp["regimeRuns"] == [7, 5]
+    assert cp["pValue"] <= method()["alpha"] and cp["regimeRuns"] == [7, 5]
     assert data["uncalled"] == []
     # the commits are unknown to git: ordered by createdAt, and the output says so
     assert [f["commit"] for f in data["files"]] == commits
@@ -205,17 +238,18 @@ def test_b_aa_series_of_every_row_yield_no_change_point(repetitions):
     quick profile's 5 repetitions per run and the gate's 601: no change point at all. The same
     series through E-divisive without the noise gate (the plain permutation test) do give false
     change points, at about its level: so the zero is the gate's doing, and the test can fail."""
-    found, plain, series = [], 0, 0
-    for e, key, runs in aa_series(repetitions):
-        series += 1
-        cps, _ = history_detect.timing_change_points(runs, e["driftSD"], key, MIN_EFFECT)
-        found += [(key, c.index, c.ratio) for c in cps]
-        bare, _ = history_detect.timing_change_points(runs, 0.0, key, min_effect=0.0, sigmas=0.0)
-        plain += bool(bare)
+    drawn = list(aa_series(repetitions))
+    series = len(drawn)
+    gated = detect([(key, False, e["driftSD"], None, [0.0] * len(runs), [list(r) for r in runs])
+                    for e, key, runs in drawn])["outcomes"]
+    found = [(key, c["index"], c["after"] / c["before"]) for (_, key, _), o in zip(drawn, gated) for c in o["changePoints"]]
+    bare = detect([(key, False, 0.0, None, [0.0] * len(runs), [list(r) for r in runs]) for _, key, runs in drawn],
+                  min_effect=0.0, sigmas=0.0)["outcomes"]
+    plain = sum(bool(o["changePoints"]) for o in bare)
     assert found == []
     assert series == len(NOISE["entries"]) * AA_TRIALS
     # the permutation test alone: false alarms at roughly its level (binary segmentation adds a little)
-    assert 0 < plain <= 2.5 * history.ALPHA * series, plain
+    assert 0 < plain <= 2.5 * method()["alpha"] * series, plain
 
 
 def test_few_runs_get_an_exact_permutation_p_value():
@@ -223,11 +257,11 @@ def test_few_runs_get_an_exact_permutation_p_value():
     two orders (low group first or last) as extreme as the observed one. 7 runs: 2/35 = 0.057,
     not significant at 0.05; 8 runs: 2/70 = 0.029, called."""
     seven = [[v] for v in (0.0, 0.001, 0.002, 0.5, 0.501, 0.502, 0.503)]
-    assert history_detect.timing_change_points(seven, 0.0, "seven", MIN_EFFECT)[0] == []
+    assert timing_change_points(seven, 0.0, "seven") == []
     eight = [[v] for v in (0.0, 0.001, 0.002, 0.003, 0.5, 0.501, 0.502, 0.503)]
-    cps, _ = history_detect.timing_change_points(eight, 0.0, "eight", MIN_EFFECT)
-    assert [(c.index, c.p_value) for c in cps] == [(4, pytest.approx(2 / 70))]
-    assert cps[0].ratio == pytest.approx(math.exp(0.5015 - 0.0015))
+    cps = timing_change_points(eight, 0.0, "eight")
+    assert [(c["index"], c["pValue"]) for c in cps] == [(4, pytest.approx(2 / 70))]
+    assert cps[0]["after"] / cps[0]["before"] == pytest.approx(math.exp(0.5015 - 0.0015))
 
 
 def test_b_aa_runs_through_the_whole_pipeline_yield_none(tmp_path):
@@ -253,9 +287,9 @@ def test_real_profiles_give_well_formed_output(tmp_path):
     skipped = {s["file"]: s["reason"] for s in data["skipped"]}
     assert skipped["profile-latest.json"] == "a copy of profile-2026-11-23T141232Z.json"
     assert "noise profile" in skipped["noise.json"]
-    assert data["method"]["permutations"] == history.PERMUTATIONS and data["method"]["noiseProfile"].endswith("noise.json")
+    assert data["method"]["permutations"] == method()["permutations"] and data["method"]["noiseProfile"].endswith("noise.json")
     for cp in data["changePoints"] + data["uncalled"]:
-        assert cp["file"] in names and 0 <= cp["pValue"] <= history.ALPHA
+        assert cp["file"] in names and 0 <= cp["pValue"] <= method()["alpha"]
         # both profiles were made on dirty trees: every change is shown apart, neither better nor worse
         assert cp["cause"] == "dirty tree" and cp["direction"] in ("higher", "lower"), cp
     # the exact series show fd19f5b's drop (callgrind 3,856 → 2,664 for locked), with p = 0
@@ -382,11 +416,11 @@ def test_d_exact_tolerances_are_the_gates(tmp_path):
     allocations = next(s.tolerance for s in h.series if s.metric == "allocations_per_element")
     assert allocations == {"absolute": 0.01}
     instructions = tolerance["atomic"]
-    assert history_detect.detect_exact([1000, 1004.9], instructions) == []
-    assert history_detect.detect_exact([1000, 1005.1], instructions) == [1]
-    assert history_detect.detect_exact([1000, 994.9, 994.9], instructions) == [1]
-    assert history_detect.detect_exact([0.0, 0.0099], allocations) == []
-    assert history_detect.detect_exact([0.0, 0.0101, 0.0101, 2.0], allocations) == [1, 3]
+    cases = [([1000, 1004.9], instructions, []), ([1000, 1005.1], instructions, [1]),
+             ([1000, 994.9, 994.9], instructions, [1]), ([0.0, 0.0099], allocations, []),
+             ([0.0, 0.0101, 0.0101, 2.0], allocations, [1, 3])]
+    outcomes = detect([("exact", True, None, t, values, None) for values, t, _ in cases])["outcomes"]
+    assert [[c["index"] for c in o["changePoints"]] for o in outcomes] == [want for _, _, want in cases]
 
 
 # ------------------------------------------------------------------ order

@@ -10,7 +10,9 @@ extension StepBench {
             discussion: """
                 Series: each design's paired ratio to its floor and latency p50 (timing: per-repetition \
                 logs, the noise profile's drift), allocations per element (exact or timing) and \
-                instructions per element (exact), with the gate's tolerance for the exact ones. Runs are \
+                instructions per element (exact), with the gate's tolerance for the exact ones, and each \
+                series' change points (`detection`: E-divisive means with a permutation test for timing, \
+                a step beyond the tolerance for exact counts; the constants under `method`). Runs are \
                 ordered by their commit's time where git knows it, else by createdAt.
                 """
         )
@@ -24,13 +26,19 @@ extension StepBench {
         @Flag(help: "No drift allowances (no timing change can then be called).")
         var noNoise = false
 
+        @Option(help: "Smallest timing change called, as a fraction (compare's: 0.05).")
+        var minEffect: Double = Comparison.defaultMinEffect
+
         func validate() throws {
             if noNoise && noise != nil { throw ValidationError("give --noise or --no-noise, not both") }
+            guard (0..<10).contains(minEffect) else {
+                throw ValidationError("--min-effect \(minEffect): expected a fraction such as 0.05")
+            }
         }
 
         func run() throws {
             let choice: SeriesFile.Noise = noNoise ? .none : noise.map { .profile($0) } ?? .folderDefault
-            print(try JSONOutput.string(SeriesFile.make(folder: folder, noise: choice)))
+            print(try JSONOutput.string(SeriesFile.make(folder: folder, noise: choice, minEffect: minEffect)))
         }
     }
 }

@@ -21,7 +21,7 @@ public struct StepBench: ParsableCommand {
                 """,
             subcommands: [
                 Run.self, List.self, Compare.self, Paired.self, Noise.self, Merge.self, Profile.self, Export.self,
-                Machine.self, Calibrate.self, Series.self, Conform.self, Rank.self, Read.self, Agree.self,
+                Machine.self, Calibrate.self, Series.self, Detect.self, Conform.self, Rank.self, Read.self, Agree.self,
                 Child.self, TortureChild.self, ConformRuleChild.self,
             ])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StepBenchChangePoints
 import StepBenchScenarios
 
 /// One (scenario, design, threads, metric) over the runs of a results folder, in history order:
@@ -24,6 +25,8 @@ public struct HistorySeries: Codable, Equatable, Sendable {
     /// Timing series: the between-run drift σ of the folder's noise profile (nil: none measured).
     public var driftSD: Double?
     public var points: [Point]
+    /// What the change-point search found (``ChangePoints``): filled in by `stepbench series`.
+    public var detection: ChangePoints.Outcome? = nil
 
     public struct Point: Codable, Equatable, Sendable {
         /// Index into the folder's runs (history order).
@@ -71,6 +74,11 @@ public struct HistorySeries: Codable, Equatable, Sendable {
     public struct Tolerance: Codable, Equatable, Sendable {
         public var relative: Double?
         public var absolute: Double?
+
+        public init(relative: Double?, absolute: Double?) {
+            self.relative = relative
+            self.absolute = absolute
+        }
     }
 
     /// The row this series follows.

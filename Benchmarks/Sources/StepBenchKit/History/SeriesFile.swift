@@ -1,9 +1,11 @@
 import Foundation
+import StepBenchChangePoints
 
 /// `stepbench series`'s output (schema `stepbench-series/1`): a results folder's runs in history
 /// order, the files left out, the noise profile used and every series, each with what its
-/// numbers mean (exact or timing, tolerance, drift). scripts/history detects change points in
-/// it and draws; it decides nothing about what a number is.
+/// numbers mean (exact or timing, tolerance, drift) and its change points (``ChangePoints``,
+/// with the method's constants). scripts/history says what else changed at each and draws; it
+/// decides nothing about what a number is or where it moved.
 public struct SeriesFile: Codable, Equatable, Sendable {
     public static let currentSchema = "stepbench-series/1"
 
@@ -38,9 +40,15 @@ public struct SeriesFile: Codable, Equatable, Sendable {
     public var noiseProfile: String?
     /// The smallest timing change the history calls unless told otherwise (compare's).
     public var defaultMinEffect = Comparison.defaultMinEffect
+    /// The smallest timing change this search called.
+    public var minEffect = Comparison.defaultMinEffect
+    /// The change-point search's constants.
+    public var method = ChangePoints.Method()
     public var series: [HistorySeries]
 
-    public static func make(folder path: String, noise: Noise) throws -> SeriesFile {
+    public static func make(
+        folder path: String, noise: Noise, minEffect: Double = Comparison.defaultMinEffect
+    ) throws -> SeriesFile {
         let folder = try RunFolder.read(path)
         var noisePath: String?
         switch noise {
@@ -51,6 +59,12 @@ public struct SeriesFile: Codable, Equatable, Sendable {
         case .none: noisePath = nil
         }
         let profile = try noisePath.map { try readNoise($0) }
+        let method = ChangePoints.Method()
+        let series = HistorySeries.build(folder, noise: profile).map { s in
+            var s = s
+            s.detection = ChangePoints.detect(s, minEffect: minEffect, method: method)
+            return s
+        }
         return SeriesFile(
             folder: path, machineId: folder.machineId,
             runs: folder.runs.map { r in
@@ -60,7 +74,7 @@ public struct SeriesFile: Codable, Equatable, Sendable {
                     dirty: r.file.machine.gitDirty, createdAt: r.file.createdAt,
                     commitTime: r.commitTime, orderedBy: r.commitTime == nil ? "createdAt" : "commit-time")
             },
-            skipped: folder.skipped, noiseProfile: noisePath, series: HistorySeries.build(folder, noise: profile))
+            skipped: folder.skipped, noiseProfile: noisePath, minEffect: minEffect, method: method, series: series)
     }
 
     /// A single-run noise profile: a history compares separate runs.
