@@ -3,9 +3,10 @@
 Usage: scripts/history results/<machine-id>/ [--format text|markdown|json] [--output FILE]
                        [--noise FILE] [--min-effect 0.05]
 
-Asks the tool for the folder's series (`stepbench series`: every results and profile file in
-commit order, each series keyed by (scenario, design, threads, metric) with what its numbers
-mean) and looks for change points in each:
+Asks the tool for the folder's series and their change points (`stepbench series`: every
+results and profile file in commit order, each series keyed by (scenario, design, threads,
+metric) with what its numbers mean and where they moved), says what else changed at each change
+point, and draws. The series:
 
 - ns_per_element_vs_floor: each repetition of a design divided by its floor's repetition of the
   same round (the scenario's own floor at the same threads, as `stepbench compare` pairs them);
