@@ -32,7 +32,7 @@ extension StepBench {
             for r in rankings {
                 guard let first = r.standings.first else { continue }
                 let ties = r.ties(of: first.design)
-                let ahead = r.pairs.filter { $0.faster == first.design && $0.reversed }.map(\.slower.name)
+                let ahead = r.ahead(of: first.design).map(\.name)
                 let head =
                     (r.best != nil
                         ? "\(first.design) best"

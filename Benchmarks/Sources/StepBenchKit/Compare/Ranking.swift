@@ -85,6 +85,11 @@ public struct Ranking: Encodable, Equatable, Sendable {
         return first.design
     }
 
+    /// The designs slower than `design` by median but faster round by round (its reversed pairs).
+    public func ahead(of design: Subject) -> [Subject] {
+        pairs.filter { $0.faster == design && $0.reversed }.map(\.slower)
+    }
+
     /// The designs `design` is not separated from either way.
     public func ties(of design: Subject) -> [Subject] {
         pairs.compactMap { p in
@@ -113,7 +118,7 @@ public struct Ranking: Encodable, Equatable, Sendable {
         try c.encode(first?.name, forKey: .first)
         try c.encode(best?.name, forKey: .best)
         try c.encode(first.map { ties(of: $0).map(\.name) } ?? [], forKey: .ties)
-        try c.encode(pairs.filter { $0.faster == first && $0.reversed }.map(\.slower.name), forKey: .ahead)
+        try c.encode(first.map { ahead(of: $0).map(\.name) } ?? [], forKey: .ahead)
     }
 
     /// The metrics a run is ranked on: time per element, and the latency of the hand-off.
