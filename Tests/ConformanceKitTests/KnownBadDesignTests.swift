@@ -62,13 +62,24 @@ struct KnownBadDesignTests {
         #expect(power.description.contains("caught 266 of 900 rounds in 3 runs (29.6%, ≥ 27.1% at 95% confidence)"))
 
         // A stochastic case's failure begins with the round, and the seed where the case draws from one.
+        // Each run catches its fault with a probability (the power above), lower on a loaded
+        // machine: the message is checked on the first of up to five runs that catches it.
+        func caught(_ run: () -> [String]) -> [String] {
+            for _ in 0..<5 {
+                let failures = run()
+                if !failures.isEmpty { return failures }
+            }
+            return []
+        }
         let c4 = try #require(KnownBad.all.first { $0.rule == .c4 })
-        let storm = TortureCase.storm64.run(c4.design, TortureProgress(label: "replay", seed: 12_345))
+        let storm = caught { TortureCase.storm64.run(c4.design, TortureProgress(label: "replay", seed: 12_345)) }
         let first = try #require(storm.first)
         #expect(first.hasPrefix("caught in round ") && first.contains("of 10 with seed 12345"), "\(storm)")
         #expect(first.contains("storm-64 \(c4.design.name) SECONDS 12345"), "\(first)")
         let c7 = try #require(KnownBad.all.first { $0.rule == .c7 })
-        let cancel = TortureCase.cancelAfterSubscribe.run(c7.design, TortureProgress(label: "replay", seed: 12_345))
+        let cancel = caught {
+            TortureCase.cancelAfterSubscribe.run(c7.design, TortureProgress(label: "replay", seed: 12_345))
+        }
         let line = try #require(cancel.first)
         #expect(
             line.hasPrefix("caught in round ") && line.contains("of 300 (each round's schedule is its number"),

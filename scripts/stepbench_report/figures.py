@@ -214,9 +214,9 @@ def decided_faster(pair):
     """The design the rounds separate as faster (the interval of the pair's ratio clear of 1),
     or None for a tie. A reversed pair is one whose medians and rounds disagree: the rounds
     decide."""
-    if not pair or not pair.get("separated"):
+    if not pair:
         return None
-    return pair["slower"] if pair.get("reversed") else pair["faster"]
+    return pair["slower"] if pair.get("reversed") else pair["faster"] if pair.get("separated") else None
 
 
 def interval(pair):
@@ -281,18 +281,19 @@ def measures(results, wide=False):
 
 
 def best_decided(results, m, designs):
-    """The design with the lowest value in row `m` when that is decided: for an exact count the
-    fewest; for a timing only when the rounds separate it from every other design shown."""
-    values = {d: m.value(results, d) for d in designs if m.value(results, d) is not None}
-    if not values:
+    """The design the tool decides has the lowest value in row `m` among the designs without the
+    peers (`designs`): for exact instructions their fewest (`fewest`), for a timing its ranking's
+    best (separated round by round from every other); None where it decides none, and on
+    allocations."""
+    values = {d for d in designs if m.value(results, d) is not None}
+    if m.key == "instructions":
+        decision = results.fewest.get((m.scenario, "designs")) or {}
+    elif m.metric:
+        decision = results.rankings.get((m.scenario, m.threads, m.metric, "designs")) or {}
+    else:  # allocations: the table says what they are, and decides nothing on them
         return None
-    if not m.metric:  # an exact count: the fewest, when no other design has as few
-        best = min(values, key=values.get)
-        return best if sorted(values.values())[1:2] != [values[best]] else None
-    # a timing: the tool's ranking of the designs without the peers names its best, or none
-    ranking = results.rankings.get((m.scenario, m.threads, m.metric, "designs")) or {}
-    return ranking.get("best") if ranking.get("best") in values and set(values) <= {
-        s["design"] for s in ranking.get("standings", [])} else None
+    return decision.get("best") if decision.get("best") in values and values <= {
+        s["design"] for s in decision.get("standings", [])} else None
 
 
 def floor_cell(results, m, with_ci=False):
@@ -362,7 +363,8 @@ def designs_said(sources):
 
 
 def _round_by_round(results, m, designs):
-    ranked = sorted((d for d in designs if m.value(results, d) is not None), key=lambda d: m.value(results, d))
+    ranking = results.rankings.get((m.scenario, m.threads, m.metric, "designs")) or {}
+    ranked = [s["design"] for s in ranking.get("standings", []) if s["design"] in designs]  # the tool's order
     if len(ranked) < 2:
         return ""
     first, second = ranked[:2]
@@ -538,67 +540,26 @@ def render_api_split(sources):
 
 
 def render_api_targets(sources):
-    """METHOD.md "Against the targets": each target of "What the API costs", met or not, from the
-    files. The targets are the method's (written here once); the figures are the files'."""
-    r = sources.results
+    """METHOD.md "Against the targets": each target of "What the API costs", met or not, as the
+    tool decides them (`stepbench read`'s `targets`: the limits are the tool's)."""
     out = ["", "| target | now |", "|---|---|"]
-    for target, result in _targets(r):
-        out.append(f"| {target} | {result} |")
+    for t in sources.results.targets:
+        out.append(f"| {t['target']} | {_target_cell(t)} |")
     return out
 
 
-def _split(results, path, design):
-    return next((c for c in results.cost_splits if c["path"] == path and c["design"] == design), None)
-
-
-def _over(results, path, design, limit, sync=False):
-    """'met: +66 (1,057 against 991)' for a design's instructions (or synchronising
-    instructions) over the API floor on `path` against `limit`."""
-    c = _split(results, path, design)
-    if not c:
+def _target_cell(t):
+    """'met: +66 (1,057 against 991)', '**not met**: 1.62× (…)', or why there is no verdict."""
+    if not t["measured"] and t["kind"] in ("overFloor", "synchronising", "times"):
         return "not in these files"
-    if sync:
-        value = c.get("synchronisingOverFloorStep")
-        return "–" if value is None else f"{'met' if value == limit else '**not met**'}: {fmt(value)}"
-    value = c["synchronisation"]
-    return (f"{'met' if value <= limit else '**not met**'}: +{fmt(value)} "
-            f"({fmt(c['instructions'])} against {fmt(c['floorStep'])})")
-
-
-def _times(results, m, design, base, limit):
-    a, b = m.value(results, design), m.value(results, base)
-    if not a or not b:
-        return "not in these files"
-    return f"{'met' if a / b <= limit else '**not met**'}: {a / b:.2f}× ({fmt(a)} against {fmt(b)} ns)"
-
-
-def _targets(r):
-    per_element = r.role("perElementScenario")
-    ns, p50 = measures(r)[0], next(m for m in measures(r) if m.scenario == r.role("crossThreadScenario"))
-    parked = next((m for m in measures(r, wide=True) if m.scenario == catalog(r, "asynchronousVerdictScenario")), None)
-    allocations = next(m for m in measures(r) if m.key == "allocationsPerElement")
-    actor_allocations = allocations.value(r, "actor")
-    # 0 within the gate's tolerance for the count (the catalog's, as compare applies it)
-    tolerance = next((b.get("allocationTolerance") for b in catalog(r, "benchmarks", [])
-                      if (b["scenario"], b["design"]) == (per_element, "actor")), None)
-    out = [("`atomic` ≤ floor-step + 120 instructions/element in sync-step", _over(r, per_element, "atomic", 120)),
-           ("`atomic` ≤ floor-step + 150 on `deferred-more`", _over(r, "deferred-more", "atomic", 150)),
-           ("`atomic`'s synchronising instructions: exactly 3 over floor-step's on `sync-more`",
-            _over(r, "sync-more", "atomic", 3, sync=True)),
-           ("… and exactly 4 on `deferred-more`", _over(r, "deferred-more", "atomic", 4, sync=True)),
-           ("`mutex` ≤ floor-step + 300 in sync-step", _over(r, per_element, "mutex", 300)),
-           ("`locked` ≤ floor-step + 300 in sync-step", _over(r, per_element, "locked", 300)),
-           ("`actor` sync-step ≤ 1.5× `atomic`'s time", _times(r, ns, "actor", "atomic", 1.5)),
-           ("`actor` 0 allocations/element in sync-step",
-            "–" if actor_allocations is None or tolerance is None
-            else f"{'met' if actor_allocations <= tolerance else '**not met**'}: {actor_allocations:.2f}"),
-           (f"`actor` {p50.scenario} ×2 p50 ≤ 3× `atomic`'s", _times(r, p50, "actor", "atomic", 3))]
-    if parked:
-        row = r.row(parked.scenario, "actor", parked.threads)
-        ratio = row and row["summary"].get("latencyP50RatioToFloor")
-        out.append((f"`actor` {parked.scenario} p50 no worse than 1.71× its floor's (the committed run "
-                    f"before 47920ab)", "–" if not ratio else f"{'met' if ratio <= 1.71 else '**not met**'}: {ratio:.2f}×"))
-    return out
+    if t.get("met") is None or t.get("value") is None:
+        return "–"
+    verdict, v = "met" if t["met"] else "**not met**", t["value"]
+    return {"overFloor": lambda: f"{verdict}: +{fmt(v)} ({fmt(t['instructions'])} against {fmt(t['floorStep'])})",
+            "synchronising": lambda: f"{verdict}: {fmt(v)}",
+            "times": lambda: f"{verdict}: {v:.2f}× ({fmt(t['a'])} against {fmt(t['b'])} ns)",
+            "allocations": lambda: f"{verdict}: {v:.2f}",
+            "ratioToFloor": lambda: f"{verdict}: {v:.2f}×"}[t["kind"]]()
 
 
 def render_conformance(sources):

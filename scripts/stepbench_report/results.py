@@ -44,6 +44,11 @@ class Results:
     #: "all", "designs" without the peers, "asynchronous"), each with its decision (first, best,
     #: ties, ahead); a later file's replace an earlier's
     rankings: dict = field(default_factory=dict)
+    #: the tool's fewest exact instructions of each profiled scenario by (scenario, field)
+    #: (`stepbench read`'s `fewest`: decided unless another design counts as few)
+    fewest: dict = field(default_factory=dict)
+    #: the design targets of "What the API costs", each decided by the tool (`targets`)
+    targets: list = field(default_factory=list)
     #: each file's own machine fingerprint (its commit and dirty flag), in the order of `paths`:
     #: `machine` is the first file's with rows, and a combined report draws from every file
     machines: list = field(default_factory=list)
@@ -132,7 +137,9 @@ def load(paths):
                    tool_catalog=tool_catalog, machine_id=document["machineID"], path_rows=data.get("paths") or [],
                    cost_splits=data.get("costSplits") or [], machines=machines, bridges=document.get("bridges") or [],
                    rankings={(r["scenario"], r["threads"], r["metric"], r.get("field", "all")): r
-                             for r in document["rankings"]})
+                             for r in document["rankings"]},
+                   fewest={(f["scenario"], f["field"]): f for f in document.get("fewest") or []},
+                   targets=document.get("targets") or [])
 
 
 def _machine(path):

@@ -474,3 +474,19 @@ def test_the_first_screen_answers_which_design_what_its_cost_is_and_whether_anyt
     assert report.main([str(alone / "2026-11-22T202116Z.json"), "--out", str(tmp_path / "r2")]) == 0
     first = "\n".join((tmp_path / "r2" / "REPORT.md").read_text().splitlines()[:40])
     assert "No baseline given and no earlier run in this run's folder: nothing to compare it with" in first, first
+
+
+def test_a_reversed_pair_is_called_for_the_rounds_not_a_tie(tmp_path):
+    """The figures' round-by-round claim on the same reversed pair as above: `mutex` is faster
+    round by round though `atomic`'s median is lower, so the claim names mutex faster, never a tie."""
+    from scripts.stepbench_report import figures
+    data = json.load(open(FIXTURE))
+    rows = {r["design"]: r for r in data["rows"] if r["scenario"] == "sync-step" and r["status"] == "ok"}
+    for design, row in rows.items():
+        _measure(row, [100.0] * 11)
+    _measure(rows["atomic"], [1.0] * 6 + [20.0] * 5)
+    _measure(rows["mutex"], [1.02] * 6 + [2.0] * 5)
+    results = _write(tmp_path, data)
+    m = next(m for m in figures.measures(results) if m.metric == "ns_per_element")
+    said = figures._round_by_round(results, m, [d for d in results.designs() if d not in figures.peers(results)])
+    assert said.startswith("sync-step ×1 ns/element: `mutex` is faster than `atomic` ("), said

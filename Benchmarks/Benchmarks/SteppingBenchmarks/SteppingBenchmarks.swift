@@ -23,7 +23,7 @@ import StepBenchScenarios
 /// so one extra allocation per element (per round) fails. Wall clock,
 /// and the counts that follow thread timing, are measured and printed but never gated: on
 /// shared VMs they follow the neighbours and the schedule, so gating them fails unchanged trees.
-/// scripts/thresholds_policy.py keeps the committed threshold files to exactly this.
+/// `stepbench gate thresholds` (ThresholdPolicy) keeps the committed threshold files to exactly this.
 func thresholds(_ scenario: ScenarioKind, _ subject: Subject) -> [BenchmarkMetric: BenchmarkThresholds] {
     guard let tolerance = scenario.allocationTolerance(for: subject) else { return [:] }
     let allowed = max(1, Int(tolerance * Double(scenario.suiteElements)))

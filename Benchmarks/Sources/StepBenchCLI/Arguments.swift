@@ -10,6 +10,7 @@ extension ScenarioKind: ExpressibleByArgument {}
 extension StepPath: ExpressibleByArgument {}
 extension Preset: ExpressibleByArgument {}
 extension RunPasses.Pass: ExpressibleByArgument {}
+extension MeasuringProtocol: ExpressibleByArgument {}
 extension ExportFormat: ExpressibleByArgument {}
 extension ComparisonFormat: ExpressibleByArgument {}
 

@@ -63,12 +63,8 @@ extension StepBench {
                     "stepbench compare: warning: the noise profile is of machine kind \(profile.machineId), the current file of \(machineID); its drift allowances may not fit\n"
                 )
             }
-            var comparison = Comparison.compare(
-                baseline: files[0], current: files[1], minEffect: minEffect, noise: profile)
-            // Timing is not judged here: do not print verdicts for it (rows missing on one side stay).
-            if exactOnly {
-                comparison.rows.removeAll { !$0.exact && $0.verdict != .onlyInBaseline && $0.verdict != .onlyInCurrent }
-            }
+            let all = Comparison.compare(baseline: files[0], current: files[1], minEffect: minEffect, noise: profile)
+            let comparison = exactOnly ? all.exactOnly : all
             print(try comparison.render(format), terminator: "")
             if !(exactOnly ? comparison.exactRegressions : comparison.regressions).isEmpty { throw ExitCode.regression }
         }

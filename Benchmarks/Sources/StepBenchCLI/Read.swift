@@ -8,7 +8,7 @@ extension StepBench {
             abstract:
                 "Print results files as one JSON document, read as every command reads them: what scripts/report draws.",
             discussion:
-                "Each file is checked (its schema and shape; an error names the file and the problem). Several are combined by `merge --combine --across-builds`'s rule, the one compare and the gate use: each row, profile and path measured by one file only (two that measured the same are refused, naming both); the machine, configuration and time are the first file's with rows. The document holds the combined file (`results`), the catalog it was written with (`catalog`), its machine kind (`machineID`), each file's rankings (`rankings`, as `stepbench rank` makes them: one file's rounds are never paired with another's) and each peer's split into its library (its direct row) and its bridge to the stepper contract (`bridges`)."
+                "Each file is checked (its schema and shape; an error names the file and the problem). Several are combined by `merge --combine --across-builds`'s rule, the one compare and the gate use: each row, profile and path measured by one file only (two that measured the same are refused, naming both); the machine, configuration and time are the first file's with rows. The document holds the combined file (`results`), the catalog it was written with (`catalog`), its machine kind (`machineID`), each file's rankings (`rankings`, as `stepbench rank` makes them: one file's rounds are never paired with another's) each peer's split into its library (its direct row) and its bridge to the stepper contract (`bridges`), the fewest exact instructions of each profiled scenario (`fewest`: decided unless another design counts as few) and the design targets of docs/METHOD.md, each decided (`targets`)."
         )
 
         @Argument(
@@ -25,6 +25,10 @@ extension StepBench {
             var results: ResultsFile
             var rankings: [Ranking]
             var bridges: [ResultsFile.BridgeSplit]
+            /// The fewest exact instructions of each profiled scenario, per field.
+            var fewest: [FewestCount]
+            /// The design targets of "What the API costs", decided.
+            var targets: [DesignTarget]
         }
 
         func run() throws {
@@ -34,7 +38,8 @@ extension StepBench {
             let document = Document(
                 files: urls.map(\.relativePath), machineID: results.machine.machineID, catalog: results.writtenWith,
                 results: results,
-                rankings: inputs.flatMap(Ranking.rank), bridges: results.bridgeSplits)
+                rankings: inputs.flatMap(Ranking.rank), bridges: results.bridgeSplits,
+                fewest: FewestCount.rank(results), targets: DesignTarget.evaluate(results))
             print(String(decoding: try JSONOutput.encode(document), as: UTF8.self))
         }
     }

@@ -72,15 +72,22 @@ extension StepBench {
         )
         var watchdog: Double = PassRequest.defaultWatchdog
 
-        var scenarios: [ScenarioKind] { selection.scenario ?? ScenarioKind.allCases }
+        @Option(
+            name: .customLong("protocol"),
+            help:
+                "A run the scripts make the same way every time: timing (the gate's timing comparison and the noise profiles: sync-step and its floor at the suite's elements, for the designs of --design whose counts are exact) or abtest (an interleaved A/B's contended protocol: every scenario a design's synchronisation moves, with its floor, at 2 threads, --preset brief). It sets the scenarios, so not with --scenario; nor with what it fixes (timing: --elements; abtest: --threads, --preset)."
+        )
+        var measuringProtocol: MeasuringProtocol?
+
+        var scenarios: [ScenarioKind] { measuringProtocol?.scenarios ?? selection.scenario ?? ScenarioKind.allCases }
 
         func makeConfiguration() throws -> RunConfiguration {
             var c = RunConfiguration()
-            c.designs = selection.design
+            c.designs = measuringProtocol.map { $0.designs(among: selection.design) } ?? selection.design
             c.scenarios = scenarios
-            c.threads = threads
-            c.preset = preset
-            c.elements = elements
+            c.threads = measuringProtocol?.threads ?? threads
+            c.preset = measuringProtocol?.preset ?? preset
+            c.elements = measuringProtocol?.elements ?? elements
             c.repetitions = repetitions
             c.repetitionBudget = repetitionBudget
             c.allowDebug = allowDebug
@@ -91,6 +98,22 @@ extension StepBench {
         }
 
         func validate() throws {
+            if let measuringProtocol {
+                let fixed: [(String, Bool)] = [
+                    ("--scenario", selection.scenario != nil),
+                    ("--elements", measuringProtocol.elements != nil && elements != nil),
+                    ("--threads", measuringProtocol.threads != nil && threads != [1, 2, 4]),
+                    ("--preset", measuringProtocol.preset != nil && preset != .quick),
+                ]
+                if let (flag, _) = fixed.first(where: \.1) {
+                    throw ValidationError("--protocol \(measuringProtocol.rawValue) sets \(flag) itself; leave it out")
+                }
+                guard !measuringProtocol.designs(among: selection.design).isEmpty else {
+                    throw ValidationError(
+                        "--protocol \(measuringProtocol.rawValue): none of the designs of --design is measured by it (timing measures the designs whose counts are exact: \(StepBenchKit.Gate.designs(among: SteppingDesign.described).map(\.rawValue).joined(separator: ", ")))"
+                    )
+                }
+            }
             guard watchdog > 0 else { throw ValidationError("--watchdog must be positive, e.g. 120") }
             guard !Contention.isCounting else {
                 throw ValidationError(

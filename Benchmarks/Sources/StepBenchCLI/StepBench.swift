@@ -22,6 +22,7 @@ public struct StepBench: ParsableCommand {
             subcommands: [
                 Run.self, List.self, Compare.self, Paired.self, Noise.self, Merge.self, Profile.self, Export.self,
                 Machine.self, Calibrate.self, Series.self, Detect.self, Conform.self, Rank.self, Read.self, Agree.self,
+                Gate.self, Ab.self,
                 Child.self, TortureChild.self, ConformRuleChild.self,
             ])
     }

@@ -104,7 +104,7 @@ public struct Catalog: Codable, Equatable, Sendable {
     /// The rules each design declares it breaks (`SteppingDesign.Traits.knownIssues`), by rule id;
     /// designs that declare none are absent. `stepbench conform` reports these as known issues.
     public var knownIssues: [String: [String]] = [:]
-    /// The runs the CI gate makes for its allocation check (scripts/lib/measure-exact): every
+    /// The runs the CI gate makes for its allocation check (`stepbench gate`): every
     /// scenario with an exact count for a gate design (or a floor), grouped by the suite's
     /// elements, most elements first.
     public var gateRuns: [GateRun] = []
@@ -145,10 +145,7 @@ public struct Catalog: Codable, Equatable, Sendable {
                     allocationTolerance: s.allocationTolerance(for: subject))
             }
         }
-        let gateDesigns = SteppingDesign.described.filter {
-            ScenarioKind.syncStep.allocationsAreExact(for: .design($0))
-        }
-        .map(\.rawValue)
+        let gateDesigns = Gate.designs(among: SteppingDesign.described).map(\.rawValue)
         return Catalog(
             designs: SteppingDesign.described.map(\.rawValue),
             asynchronousDesigns: SteppingDesign.described.filter { !$0.deliversSynchronously }.map(\.rawValue),
@@ -157,17 +154,15 @@ public struct Catalog: Codable, Equatable, Sendable {
             scenarios: scenarios, benchmarks: benchmarks,
             gateDesigns: gateDesigns,
             profiledScenarios: Profiler.scenarios.map(\.rawValue),
-            timingScenarios: [ScenarioKind.syncStep, .floorSync].map(\.rawValue),
-            timingElements: ScenarioKind.syncStep.suiteElements,
+            timingScenarios: MeasuringProtocol.timing.scenarios.map(\.rawValue),
+            timingElements: MeasuringProtocol.timing.elements!,
             paths: StepPath.allCases.map { path in
                 let subjects = Subject.all.filter { path.isDefined(for: $0) }
                 return Path(
                     name: path.rawValue, summary: path.summary, event: path.event, subjects: subjects.map(\.name),
                     exact: subjects.filter { path.countsAreExact(for: $0) }.map(\.name))
             },
-            abtestScenarios: [ScenarioKind.syncStep, .asyncStep, .asyncPark, .staleStorm, .cancelRace].flatMap {
-                [$0.rawValue, $0.floor!.rawValue]
-            },
+            abtestScenarios: MeasuringProtocol.abtest.scenarios.map(\.rawValue),
             countMetrics: ([
                 .staleCallsPerElement, .inputsPerRound, .voluntarySwitchesPerElement, .involuntarySwitchesPerElement,
             ]

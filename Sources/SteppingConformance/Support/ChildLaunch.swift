@@ -5,9 +5,9 @@ import Synchronization
 /// callgrind runs, the conformance kit's rule and torture children, and the commands the tool
 /// asks (git, objdump, strip). The child gets this process's environment with `environment`
 /// and ``ChildGuard/environment`` added (it dies with this process), and the thread that starts
-/// it waits for it (see ``ChildGuard``). ``run(input:mergingOutput:timeLimit:)`` feeds its standard input
-/// and drains both output pipes at once, so that neither can fill and stall it; a caller that
-/// reads the output as it comes (`stepbench run`'s watchdog) takes ``process()`` instead.
+/// it waits for it (see ``ChildGuard``). ``run(input:mergingOutput:timeLimit:directory:)`` feeds its standard input
+/// and drains both output pipes at once, so that neither can fill and stall it (in `directory`, when given); a caller that
+/// reads the output as it comes (`stepbench run`'s watchdog) takes ``process(in:)`` instead.
 @_spi(StepBench)
 public struct ChildLaunch: Sendable {
     public var executable: URL
@@ -60,7 +60,7 @@ public struct ChildLaunch: Sendable {
         /// Empty when the output was merged into `stdout`.
         public var stderr: Data
 
-        /// It ran longer than its time limit and was killed (``run(input:mergingOutput:timeLimit:)``).
+        /// It ran longer than its time limit and was killed (``run(input:mergingOutput:timeLimit:directory:)``).
         public var timedOut = false
         /// Its standard input was closed before all of `input` was written: it exited, or closed
         /// it, without reading its request.
@@ -72,11 +72,13 @@ public struct ChildLaunch: Sendable {
         public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
     }
 
-    /// The process of this launch, set up and not started.
-    public func process() -> Process {
+    /// The process of this launch, set up and not started; it runs in `directory` (nil: this
+    /// process's folder).
+    public func process(in directory: URL? = nil) -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             .merging(ChildGuard.environment) { $1 }
         return process
@@ -89,8 +91,10 @@ public struct ChildLaunch: Sendable {
     /// started is killed (SIGKILL) and its outcome says ``Outcome/timedOut``. A child that exits
     /// without reading its request cannot take this process down: the write's broken pipe is an
     /// error it handles (``Outcome/inputRefused``), not a SIGPIPE. Throws only if it cannot start.
-    public func run(input: Data? = nil, mergingOutput: Bool = false, timeLimit: Double? = nil) throws -> Outcome {
-        let process = process()
+    public func run(
+        input: Data? = nil, mergingOutput: Bool = false, timeLimit: Double? = nil, directory: URL? = nil
+    ) throws -> Outcome {
+        let process = process(in: directory)
         let out = Pipe(), err = Pipe(), stdin = Pipe()
         process.standardOutput = out
         process.standardError = mergingOutput ? out : err

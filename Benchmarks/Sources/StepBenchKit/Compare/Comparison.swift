@@ -127,6 +127,14 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// stops checking a row is no gate): the CI gate.
     public var exactRegressions: [Row] { regressions.filter(\.exact) + rows.filter { $0.verdict == .onlyInBaseline } }
 
+    /// The comparison of the exact metrics alone (`compare --exact-only`, the gate): timing rows
+    /// are not judged there, so they are left out, but a row on one side only stays.
+    public var exactOnly: Comparison {
+        var exact = self
+        exact.rows.removeAll { !$0.exact && $0.verdict != .onlyInBaseline && $0.verdict != .onlyInCurrent }
+        return exact
+    }
+
     static let timingMetrics: [(Metric, @Sendable (RepetitionResult) -> Double?)] = [
         (.nsPerElement, { $0.nsPerElement }),
         (.cpuNsPerElement, { $0.cpuNsPerElement }),

@@ -1,0 +1,286 @@
+import ArgumentParser
+import Foundation
+import StepBenchKit
+@_spi(StepBench) import SteppingConformance
+
+extension StepBench {
+    struct Gate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "The CI gate's deterministic checks: measure a build's exact counts, decide, keep the thresholds.",
+            discussion:
+                "scripts/regress and scripts/mutants call these; they ask this build's catalog what to measure (`stepbench list --format json`), so the scripts never do. Exit status: 0 no regression, 2 regression (or a scenario that failed its verification), 1 bad input or a failure to measure.",
+            subcommands: [Check.self, Measure.self, Thresholds.self])
+    }
+}
+
+/// The folder a gate command keeps its pieces in: `--work`, or a temporary one removed at the end.
+struct GateWork: ParsableArguments {
+    @Option(help: "Keep every piece (profiles, runs, the suite's output) in this folder (default: a temporary one).")
+    var work: String?
+
+    func folder() throws -> (url: URL, temporary: Bool) {
+        if let work {
+            let url = URL(fileURLWithPath: work)
+            do {
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            } catch {
+                throw ResultsError("--work: cannot make the folder \(work) (\(error.localizedDescription))")
+            }
+            return (url, false)
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-gate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return (url, true)
+    }
+}
+
+extension StepBench.Gate {
+    static func log(_ line: String) { printError("== stepbench gate: \(line)\n") }
+
+    /// This build: this process's executable, in this folder.
+    static var thisBuild: StepBenchKit.Gate.Build {
+        StepBenchKit.Gate.Build(
+            tool: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+            tree: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), name: "current")
+    }
+
+    /// Measures `build` as this build's catalog asks, for `designs` (nil: all); a failed
+    /// verification exits 2, any other failure 1, with what the build wrote.
+    static func measure(_ build: StepBenchKit.Gate.Build, designs: [String]?, output: URL, pieces: URL) throws -> [URL]
+    {
+        do {
+            let plan = try StepBenchKit.Gate.Plan(
+                catalog: .current, known: try build.knownScenarios(), only: designs)
+            return try StepBenchKit.Gate.measure(build, plan: plan, output: output, pieces: pieces, log: log)
+        } catch let failure as StepBenchKit.Gate.Failure {
+            printError(failure.description + "\n")
+            throw failure.verificationFailed ? ExitCode.regression : ExitCode.failure
+        }
+    }
+
+    /// `swift package benchmark thresholds ACTION` of the suite's exact benchmarks in `package`,
+    /// its output (build lines included) in `log`; its exit status.
+    static func suite(_ action: String, package: String, path: URL, log: URL, writing: Bool) throws -> (Int32, String) {
+        let arguments =
+            ["package", "--package-path", package]
+            + (writing ? ["--allow-writing-to-package-directory", "--allow-writing-to-directory", path.path] : [])
+            + [
+                "benchmark", "thresholds", action, "--path", path.path, "--no-progress", "--filter",
+                ThresholdPolicy.filter(.current),
+            ]
+        let outcome: ChildLaunch.Outcome
+        do {
+            outcome = try ChildLaunch.command("swift", arguments).run(mergingOutput: true)
+        } catch {
+            throw ResultsError("cannot start swift package benchmark (\(error)); is swift on PATH?")
+        }
+        try outcome.stdout.write(to: log)
+        return (outcome.reason == .exit ? outcome.status : 128 + outcome.status, outcome.stdoutText)
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Measure this build and decide it against a baseline: the CI gate's verdict.",
+            discussion: """
+                1–2. This build's exact counts (instructions and paths under callgrind, allocations per \
+                element at 1 and 2 threads, every scenario's verification) against --baseline, or against \
+                --base-tool measured here and now (`compare --exact-only`'s rows). With --thresholds: \
+                3. the package-benchmark suite (--package) against those threshold files (mallocCountTotal \
+                of the benchmarks with exact counts); 4. package-benchmark's malloc-interposer counts \
+                against stepbench's jemalloc counts (`stepbench agree`). Each step prints its table; the \
+                last lines say which failed. Run it in this build's checkout.
+                """)
+
+        @Option(help: "The committed baseline (results/<machine-id>/baseline.json).")
+        var baseline: String?
+
+        @Option(help: "Instead of --baseline: the stepbench of an older build, measured here and now.")
+        var baseTool: String?
+
+        @Option(help: "The checkout --base-tool runs in (its files name its commit).")
+        var baseTree: String?
+
+        @Option(help: "The package-benchmark threshold files to check (Benchmarks/Thresholds/<machine-id>/).")
+        var thresholds: String?
+
+        @Option(help: "The package of the package-benchmark suite.")
+        var package = "Benchmarks"
+
+        @OptionGroup var work: GateWork
+
+        func validate() throws {
+            guard (baseline == nil) != (baseTool == nil) else {
+                throw ValidationError("give --baseline FILE or --base-tool BINARY --base-tree FOLDER (one of them)")
+            }
+            guard (baseTool == nil) == (baseTree == nil) else {
+                throw ValidationError("--base-tool and --base-tree go together")
+            }
+            if let baseTool, !FileManager.default.isExecutableFile(atPath: baseTool) {
+                throw ValidationError("--base-tool: \(baseTool) is not an executable")
+            }
+            if let baseline, !FileManager.default.fileExists(atPath: baseline) {
+                throw ValidationError(
+                    "--baseline: no file \(baseline); make one with scripts/regress --update-baseline")
+            }
+            if let thresholds {
+                var folder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: thresholds, isDirectory: &folder), folder.boolValue else {
+                    throw ValidationError(
+                        "--thresholds: no folder \(thresholds); make it with scripts/regress --update-baseline")
+                }
+            }
+        }
+
+        func run() throws {
+            let (folder, temporary) = try work.folder()
+            defer { if temporary { try? FileManager.default.removeItem(at: folder) } }
+            let current = folder.appendingPathComponent("current.json")
+            let base: URL
+            if let baseTool, let baseTree {
+                base = folder.appendingPathComponent("base.json")
+                let build = StepBenchKit.Gate.Build(
+                    tool: URL(fileURLWithPath: baseTool), tree: URL(fileURLWithPath: baseTree), name: "base")
+                _ = try StepBench.Gate.measure(build, designs: nil, output: base, pieces: folder)
+            } else {
+                base = URL(fileURLWithPath: baseline!)
+            }
+            let runs = try StepBench.Gate.measure(thisBuild, designs: nil, output: current, pieces: folder)
+
+            var failed: [String] = []
+            log("1–2. instructions, allocations and verification against \(baseline ?? "the base build")")
+            let files = try [base, current].map(ResultsFile.read)
+            try Comparison.checkToolchains(baseline: files[0], current: files[1])
+            let comparison = Comparison.compare(baseline: files[0], current: files[1]).exactOnly
+            print(try comparison.render(.text), terminator: "")
+            if !comparison.exactRegressions.isEmpty {
+                failed.append("exact metrics (rows marked REGRESSION with 'exact' above)")
+            }
+
+            if let thresholds {
+                let path = URL(fileURLWithPath: thresholds).standardizedFileURL
+                log("3. package-benchmark thresholds check against \(thresholds)")
+                let (status, output) = try StepBench.Gate.suite(
+                    "check", package: package, path: path, log: folder.appendingPathComponent("bench-check.txt"),
+                    writing: false)
+                print(ThresholdPolicy.shown(output))
+                switch ThresholdPolicy.CheckOutcome(output: output, status: status) {
+                case .passed, .improvementOnly: break
+                case .regression: failed.append("package-benchmark thresholds (tables above)")
+                case .failed(let status):
+                    failed.append(
+                        "swift package benchmark thresholds check did not complete (exit \(status); a benchmark crashed or failed, output above)"
+                    )
+                }
+
+                log("4. malloc-interposer counts against jemalloc counts")
+                let counts = folder.appendingPathComponent("bench")
+                try FileManager.default.createDirectory(at: counts, withIntermediateDirectories: true)
+                let (updated, updateOutput) = try StepBench.Gate.suite(
+                    "update", package: package, path: counts, log: folder.appendingPathComponent("bench-counts.txt"),
+                    writing: true)
+                if updated != 0 {
+                    print(ThresholdPolicy.shown(updateOutput, last: 30))
+                    failed.append(
+                        "the package-benchmark suite did not run to the end for the agreement check (exit \(updated), output above)"
+                    )
+                } else {
+                    let combined = try ResultsFile.combined(
+                        try runs.map(ResultsFile.read), names: runs.map(\.lastPathComponent), acrossBuilds: true)
+                    let agreement = try MallocAgreement.check(
+                        counts: try MallocAgreement.benchmarkCounts(in: counts), rows: combined.rows,
+                        benchmarks: Catalog.current.benchmarks, source: "the gate's allocation runs")
+                    print(agreement.text, terminator: "")
+                    if !agreement.agrees { failed.append("malloc-interposer and jemalloc disagree (table above)") }
+                }
+            }
+
+            for failure in failed { printError("stepbench gate: REGRESSION: \(failure)\n") }
+            if !failed.isEmpty { throw ExitCode.regression }
+            log(
+                thresholds == nil
+                    ? "no regression in exact counts against \(baseline ?? "the base build")"
+                    : "no regression in instructions, allocations, thresholds or verification")
+        }
+    }
+
+    struct Measure: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Measure one build's exact counts as the gate compares them, into one results file.",
+            discussion:
+                "The profile (instructions of the profiled scenarios, every path's exact counts) of every design, and the allocation runs of the designs whose counts are exact, as this build's catalog asks, run by --tool in --tree and combined by its `merge --combine`. An older --tool is asked only for the scenarios it knows. Exit 2 when a scenario failed its verification."
+        )
+
+        @Option(help: "The stepbench of the build to measure (default: this one).")
+        var tool: String?
+
+        @Option(help: "The checkout it runs in (default: this folder).")
+        var tree: String?
+
+        @Option(help: "Only these designs (comma-separated).")
+        var design: String?
+
+        @Option(help: "The combined results file to write.")
+        var output: String
+
+        @OptionGroup var work: GateWork
+
+        func validate() throws {
+            if let tool, !FileManager.default.isExecutableFile(atPath: tool) {
+                throw ValidationError("--tool: \(tool) is not an executable")
+            }
+            try StepBench.validating { try RunConfiguration.checkWritable(URL(fileURLWithPath: output)) }
+        }
+
+        func run() throws {
+            let (folder, temporary) = try work.folder()
+            defer { if temporary { try? FileManager.default.removeItem(at: folder) } }
+            var build = thisBuild
+            if let tool { build.tool = URL(fileURLWithPath: tool) }
+            if let tree { build.tree = URL(fileURLWithPath: tree) }
+            build.name = URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
+            let designs = design.map { $0.split(separator: ",").map(String.init) }
+            _ = try StepBench.Gate.measure(
+                build, designs: designs, output: URL(fileURLWithPath: output), pieces: folder)
+        }
+    }
+
+    struct Thresholds: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the package-benchmark thresholds the gate checks (on purpose: review, commit).",
+            discussion:
+                "Runs the suite's benchmarks with exact counts (`swift package benchmark thresholds update`) into FOLDER and keeps only what the gate checks: mallocCountTotal of those benchmarks; the files of every other benchmark are deleted."
+        )
+
+        @Argument(help: "The threshold folder (Benchmarks/Thresholds/<machine-id>/).")
+        var folder: String
+
+        @Option(help: "The package of the package-benchmark suite.")
+        var package = "Benchmarks"
+
+        @Flag(help: "Only apply the policy to the files already in FOLDER (no benchmark runs).")
+        var policyOnly = false
+
+        func run() throws {
+            let path = URL(fileURLWithPath: folder).standardizedFileURL
+            try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
+            if !policyOnly {
+                log("package-benchmark thresholds into \(folder)")
+                let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "stepbench-thresholds-\(UUID().uuidString).txt")
+                defer { try? FileManager.default.removeItem(at: output) }
+                let (status, text) = try StepBench.Gate.suite(
+                    "update", package: package, path: path, log: output, writing: true)
+                guard status == 0 else {
+                    print(ThresholdPolicy.shown(text))
+                    throw ResultsError(
+                        "swift package benchmark thresholds update failed (exit \(status), output above)")
+                }
+            }
+            let (trimmed, deleted) = try ThresholdPolicy.apply(to: path, catalog: .current)
+            printError(
+                "stepbench gate thresholds: kept only \(ThresholdPolicy.gatedMetrics.joined(separator: ", ")) in \(trimmed.count) files; removed \(deleted.count) files of benchmarks whose counts follow thread timing\n"
+            )
+        }
+    }
+}
