@@ -155,6 +155,20 @@ struct ComparisonTests {
         #expect(c.regressions.count == 1)
     }
 
+    @Test("a row gone from the current file fails the gate only where the baseline gated its count")
+    func test_compare_aRowGoneIsAnExactRegressionOnlyWhereItWasGated() {
+        var gated = Self.file(scale: 1)
+        gated.rows[0].allocationsExact = true
+        var current = Self.file(scale: 1)
+        current.rows = []
+        let gone = Comparison.compare(baseline: gated, current: current).exactOnly
+        #expect(gone.rows.map(\.verdict) == [.onlyInBaseline] && gone.exactRegressions.count == 1)
+        var timed = gated
+        timed.rows[0].allocationsExact = false
+        let shown = Comparison.compare(baseline: timed, current: current).exactOnly
+        #expect(shown.rows.map(\.verdict) == [.onlyInBaseline] && shown.exactRegressions.isEmpty)
+    }
+
     @Test func test_compare_failedVerificationIsARegression() {
         let c = Comparison.compare(baseline: Self.file(scale: 1), current: Self.file(scale: 1, failed: true))
         #expect(c.regressions.map(\.verdict) == [.failed])

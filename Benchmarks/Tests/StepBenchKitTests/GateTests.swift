@@ -20,6 +20,18 @@ struct GateTests {
         #expect(plan.profileScenarios == catalog.profiledScenarios)
         #expect(plan.runs.map(\.elements) == catalog.gateRuns.map(\.elements))
         #expect(plan.runs.map(\.scenarios) == catalog.gateRuns.map(\.scenarios))
+        // each run measures only the designs whose count is exact in one of its scenarios: a row the
+        // gate does not gate is not run (a peer crashed in async-step ×2, a race in its own
+        // library, and the gate could not decide)
+        for run in plan.runs {
+            let exact = Set(catalog.scenarios.filter { run.scenarios.contains($0.name) }.flatMap(\.exactAllocations))
+            #expect(!run.designs.isEmpty && run.designs.allSatisfy(exact.contains), "\(run)")
+            #expect(run.designs == plan.runDesigns.filter(exact.contains))
+        }
+        let handOff = try #require(plan.runs.first { $0.scenarios.contains("async-step") })
+        let asyncStep = try #require(catalog.scenarios.first { $0.name == "async-step" })
+        #expect(handOff.designs == catalog.gateDesigns.filter(asyncStep.exactAllocations.contains))
+        #expect(handOff.designs.count < catalog.gateDesigns.count)
     }
 
     @Test("an older build is asked only for the scenarios it knows; a run left with none is dropped")
@@ -39,7 +51,7 @@ struct GateTests {
         let known = Set(catalog.scenarios.map(\.name))
         let plan = try Gate.Plan(catalog: catalog, known: known, only: [notGated, gated])
         #expect(plan.profileDesigns == catalog.designs.filter { [notGated, gated].contains($0) })
-        #expect(plan.runDesigns == [gated])
+        #expect(plan.runDesigns == [gated] && plan.runs.allSatisfy { $0.designs == [gated] })
         let profiledOnly = try Gate.Plan(catalog: catalog, known: known, only: [notGated])
         #expect(profiledOnly.runDesigns.isEmpty && profiledOnly.runs.isEmpty)
         #expect(throws: ResultsError.self) { try Gate.Plan(catalog: catalog, known: known, only: ["turbo"]) }
@@ -86,7 +98,7 @@ struct GateTests {
         #expect(
             calls.contains {
                 $0.hasSuffix(
-                    "run --scenario \(first.scenarios.joined(separator: ",")) --design \(plan.runDesigns.joined(separator: ",")) --threads 1,2 --repetitions 3 --elements \(first.elements) --output \(folder.path)/base-\(first.elements).json"
+                    "run --scenario \(first.scenarios.joined(separator: ",")) --design \(first.designs.joined(separator: ",")) --threads 1,2 --repetitions 3 --elements \(first.elements) --output \(folder.path)/base-\(first.elements).json"
                 )
             })
         #expect(runs.map(\.lastPathComponent) == plan.runs.map { "base-\($0.elements).json" })

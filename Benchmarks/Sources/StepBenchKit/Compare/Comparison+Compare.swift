@@ -38,8 +38,9 @@ extension Comparison {
             }
             rows += exactCountRows(old, cur)
         }
+        // A row the current file no longer measures: exact when the baseline gated its count.
         for old in baseline.rows where !seen.contains(old.key) {
-            rows.append(Row(old.key, .all, exact: false, .onlyInBaseline))
+            rows.append(Row(old.key, .all, exact: old.allocationsExact == true, .onlyInBaseline))
         }
         let decided = decideTimings(timings, into: &rows, noise: noise, minEffect: minEffect)
         let oldProfiles = Dictionary((baseline.profiles ?? []).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })

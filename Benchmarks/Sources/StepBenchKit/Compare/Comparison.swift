@@ -123,9 +123,12 @@ public struct Comparison: Codable, Equatable, Sendable {
 
     public var regressions: [Row] { rows.filter { $0.verdict == .regression || $0.verdict == .failed } }
     /// Regressions in exact metrics only (instructions, allocations, failed verification), and
-    /// anything the baseline measured that the current file no longer does (a gate that silently
-    /// stops checking a row is no gate): the CI gate.
-    public var exactRegressions: [Row] { regressions.filter(\.exact) + rows.filter { $0.verdict == .onlyInBaseline } }
+    /// anything exact the baseline measured that the current file no longer does (a gate that
+    /// silently stops checking a row is no gate; a row whose count it never gated may go): the CI
+    /// gate.
+    public var exactRegressions: [Row] {
+        regressions.filter(\.exact) + rows.filter { $0.verdict == .onlyInBaseline && $0.exact }
+    }
 
     /// The comparison of the exact metrics alone (`compare --exact-only`, the gate): timing rows
     /// are not judged there, so they are left out, but a row on one side only stays.

@@ -21,6 +21,10 @@ public enum Gate {
         public struct AllocationRun: Equatable, Sendable {
             public var elements: Int
             public var scenarios: [String]
+            /// The designs whose count is exact in one of `scenarios` (their floors run anyway):
+            /// a row the gate does not gate is not run (a peer's that crashes in a race of its
+            /// own library cannot stop the gate).
+            public var designs: [String]
         }
         public var profileScenarios: [String]
         public var profileDesigns: [String]
@@ -40,14 +44,19 @@ public enum Gate {
             }
             let keep = { (names: [String]) in only.map { o in names.filter(o.contains) } ?? names }
             profileDesigns = keep(catalog.designs)
-            runDesigns = keep(catalog.gateDesigns)
+            let gated = keep(catalog.gateDesigns)
+            runDesigns = gated
             profileScenarios = catalog.profiledScenarios.filter(known.contains)
             runs =
-                runDesigns.isEmpty
+                gated.isEmpty
                 ? []
                 : catalog.gateRuns.compactMap { run in
                     let scenarios = run.scenarios.filter(known.contains)
-                    return scenarios.isEmpty ? nil : AllocationRun(elements: run.elements, scenarios: scenarios)
+                    let exact = Set(
+                        catalog.scenarios.filter { scenarios.contains($0.name) }.flatMap(\.exactAllocations))
+                    let designs = gated.filter(exact.contains)
+                    return scenarios.isEmpty || designs.isEmpty
+                        ? nil : AllocationRun(elements: run.elements, scenarios: scenarios, designs: designs)
                 }
         }
     }
@@ -128,7 +137,7 @@ public enum Gate {
             try build.launch(
                 [
                     "run", "--scenario", run.scenarios.joined(separator: ","), "--design",
-                    plan.runDesigns.joined(separator: ","), "--threads", "1,2", "--repetitions", "3", "--elements",
+                    run.designs.joined(separator: ","), "--threads", "1,2", "--repetitions", "3", "--elements",
                     "\(run.elements)", "--output", file,
                 ], what: "stepbench run")
             runs.append(file)
