@@ -1,12 +1,12 @@
 """scripts/history: change points in the results of one machine kind over its commits.
 
 Usage: scripts/history results/<machine-id>/ [--format text|markdown|json] [--output FILE]
-                       [--noise FILE] [--min-effect 0.05]
+                       [--noise FILE] [--min-effect FRACTION]
 
 Asks the tool for the folder's series and their change points (`stepbench series`: every
-results and profile file in commit order, each series keyed by (scenario, design, threads,
-metric) with what its numbers mean and where they moved), says what else changed at each change
-point, and draws. The series:
+results and profile file in commit order, each series keyed by what it measures (scenario or
+path, design, threads, metric: the tool's MeasureKey) with what its numbers mean and where they
+moved), says what else changed at each change point, and draws. The series:
 
 - ns_per_element_vs_floor: each repetition of a design divided by its floor's repetition of the
   same round (the scenario's own floor at the same threads, as `stepbench compare` pairs them);
@@ -14,7 +14,9 @@ point, and draws. The series:
 - latency_p50 (where the scenario records latencies): the median over repetitions of each
   repetition's p50;
 - allocations_per_element: exact where the row says so (`allocationsExact`), else timing-like;
-- instructions_per_element (profiles, callgrind): exact.
+- instructions_per_element (profiles, callgrind): exact;
+- each path's instructions_per_event, synchronising_instructions_per_event and allocations_per_event
+  (profiles; the path's name in the scenario column): exact where the gate calls them exact.
 
 The change points are the tool's (`stepbench series`, its `detection` of each series; the
 method's constants under its `method`, printed on the last line here). Timing series:
@@ -88,9 +90,7 @@ class History:
 def analyse(folder, noise_path="default", min_effect=None):
     """The history of a results folder. noise_path: a noise profile, "default" for the folder's
     noise.json when it exists, or None for none; min_effect: None for the tool's default.
-    Raises HistoryError on bad input."""
-    if min_effect is not None and not 0 <= min_effect < 10:
-        raise HistoryError(f"--min-effect {min_effect}: expected a fraction such as 0.05")
+    Raises HistoryError on bad input (the tool's message: it checks --min-effect too)."""
     files, skipped, series, noise_path, machine_id, min_effect, method = collect(folder, noise_path, min_effect)
     notes = []
     if noise_path is None:

@@ -74,9 +74,5 @@ class Series:
     change_points: list = field(default_factory=list)
 
     @property
-    def key(self):
-        return f"{self.scenario}|{self.design}|{self.threads}|{self.metric}"
-
-    @property
     def values(self):
         return [v for _, v, _ in self.points]

@@ -31,7 +31,7 @@ struct ComparisonTests {
         schema: NoiseProfile.currentSchema, machineId: "test", gitCommit: "x", createdAt: "x", runs: 10,
         entries: [Metric.nsPerElement, .cpuNsPerElement].map {
             .init(
-                scenario: .syncStep, design: .design(.atomic), threads: 1, metric: $0, repetitions: 5,
+                key: MeasureKey(RowKey(scenario: .syncStep, design: .design(.atomic), threads: 1), $0), repetitions: 5,
                 samplingSD: 0.001,
                 betweenSD: 0.001, driftSD: 0.001, residualQuantiles: [])
         })

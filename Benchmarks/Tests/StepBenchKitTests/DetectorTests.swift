@@ -26,8 +26,9 @@ struct DetectorTests {
         }
         let entries = designs.map { design in
             NoiseProfile.Entry(
-                scenario: .syncStep, design: Subject(name: design) ?? .foreign(design), threads: 1,
-                metric: .nsPerElementVsFloor,
+                key: MeasureKey(
+                    target: .scenario(.syncStep), subject: Subject(name: design) ?? .foreign(design), threads: 1,
+                    metric: .nsPerElementVsFloor),
                 repetitions: repetitions, samplingSD: residualScale * 1.8 / Double(repetitions).squareRoot(),
                 betweenSD: driftSD, driftSD: driftSD, residualQuantiles: quantiles)
         }
@@ -77,7 +78,7 @@ struct DetectorTests {
     func test_calibration_needsADecidedRow() {
         var p = Self.profile(.singleRun, driftSD: 0.01)
         p.entries = p.entries.map {
-            var e = $0; e.scenario = .floorSync; return e
+            var e = $0; e.key.target = .scenario(.floorSync); return e
         }
         #expect(throws: ResultsError.self) { try DetectorCalibration.run(p, name: "floors", trials: 100) }
     }

@@ -58,7 +58,16 @@ struct HistorySeriesTests {
         first.machine.gitCommit = "1111111111"
         first.createdAt = "2026-11-22T02:00:00Z"
         for i in first.rows.indices { first.rows[i].allocationsExact = true }
+        func path(_ design: SteppingDesign, synchronising: Double, exact: Bool = true) -> ResultsFile.PathRow {
+            ResultsFile.PathRow(
+                path: .syncMore, design: .design(design), eventsLow: 100, eventsHigh: 200, instructionsPerEvent: 1_000,
+                synchronisingPerEvent: synchronising, allocationsPerEvent: 0, topFunctions: [],
+                synchronisingFunctions: [],
+                exact: exact)
+        }
+        first.paths = [path(.atomic, synchronising: 3), path(.actorStream, synchronising: 9, exact: false)]
         var second = first
+        second.paths = [path(.atomic, synchronising: 4), path(.actorStream, synchronising: 12, exact: false)]
         second.machine.gitCommit = "2222222222"
         second.createdAt = "2026-11-22T01:00:00Z"  // made first, named last
         second.rows[1].repetitions = second.rows[1].repetitions.map {
@@ -97,6 +106,20 @@ struct HistorySeriesTests {
             paired.points[0].measurement.map(\.name) == [
                 "schema", "preset", "handoff", "elementsOverride", "aggregation", "elements",
             ])
+        // a path's exact counts are series of their own, after the scenarios', each with the
+        // gate's tolerance; a path whose counts follow the schedule is left out, as the gate leaves it
+        let synchronising = try #require(
+            s.series.first { $0.key == MeasureKey(path: .syncMore, .design(.atomic), .synchronisingPerEvent) })
+        #expect(synchronising.exact && synchronising.tolerance == .init(relative: nil, absolute: 0.5))
+        #expect(synchronising.points.map(\.value) == [4, 3])
+        #expect(s.series.last?.key.target == .path(.syncMore) && s.series.last?.metric == .allocationsPerEvent)
+        #expect(!s.series.contains { $0.key.target == .path(.syncMore) && $0.design == "actor-stream" })
+        // written as results files write a row: the path's name in the scenario field
+        let json = try JSONOutput.string(synchronising)
+        #expect(
+            json.contains(#""scenario" : "sync-more""#)
+                && json.contains(#""metric" : "synchronising_instructions_per_event""#))
+        #expect(try JSONDecoder().decode(HistorySeries.self, from: Data(json.utf8)) == synchronising)
         // timing series first, in the tool's order (sync-step's designs in the catalog's order)
         #expect(s.series.first?.metric == .nsPerElementVsFloor)
         #expect(s.defaultMinEffect == Comparison.defaultMinEffect)
@@ -117,13 +140,22 @@ struct HistorySeriesTests {
         let atomic = RowKey(scenario: .syncStep, design: .design(.default), threads: 1)
         let stream = RowKey(scenario: .syncStep, design: .design(loose), threads: 1)
         let race = RowKey(scenario: .cancelRace, design: .design(.default), threads: 2)
-        #expect(HistorySeries.tolerance(.instructionsPerElement, of: atomic).relative == 0.005)
+        func tolerance(_ row: RowKey, _ metric: Metric) -> HistorySeries.Tolerance {
+            HistorySeries.tolerance(of: MeasureKey(row, metric))
+        }
+        #expect(tolerance(atomic, .instructionsPerElement).relative == 0.005)
+        #expect(tolerance(stream, .instructionsPerElement).relative == loose.traits.instructionTolerance)
         #expect(
-            HistorySeries.tolerance(.instructionsPerElement, of: stream).relative == loose.traits.instructionTolerance)
-        #expect(
-            HistorySeries.tolerance(.allocationsPerElement, of: race).absolute
+            tolerance(race, .allocationsPerElement).absolute
                 == ScenarioKind.cancelRace.allocationTolerance(for: .design(.default)))
-        #expect(HistorySeries.tolerance(.allocationsPerElement, of: atomic).absolute == 0.01)
+        #expect(tolerance(atomic, .allocationsPerElement).absolute == 0.01)
+        // a path's counts: compare's rule for paths
+        let path = { (metric: Metric) in
+            HistorySeries.tolerance(of: MeasureKey(path: .syncMore, .design(loose), metric))
+        }
+        #expect(path(.instructionsPerEvent).relative == loose.traits.instructionTolerance)
+        #expect(path(.synchronisingPerEvent).absolute == Comparison.countTolerance)
+        #expect(path(.allocationsPerEvent).absolute == Comparison.countTolerance)
     }
 
     @Test(

@@ -32,7 +32,7 @@ extension Comparison {
                 timings.append(
                     TimingCandidate(
                         index: rows.count, baseline: oldSamples[name]!, current: b,
-                        driftSD: noise?.driftSD(cur.key, name),
+                        driftSD: noise?.driftSD(MeasureKey(cur.key, name)),
                         decided: name == primary && !oversubscribed && !cur.scenario.isFloor))
                 rows.append(r)
             }

@@ -44,8 +44,7 @@ extension Comparison {
             decided.append(!oversubscribed && !key.scenario.isFloor)
             rows.append(
                 Row(
-                    scenario: key.scenario.rawValue, design: key.design.name, threads: key.threads, metric: metric,
-                    exact: false, baseline: Statistics.median(pairs.map { $0.0!.1 }),
+                    key: MeasureKey(key, metric), exact: false, baseline: Statistics.median(pairs.map { $0.0!.1 }),
                     current: Statistics.median(pairs.map { $0.1!.1 }), ratio: nil, ciLow: nil, ciHigh: nil,
                     verdict: .information, oversubscribed: oversubscribed ? true : nil))
         }

@@ -5,14 +5,13 @@ extension Comparison.Row {
     /// a failed verification, or a timing that waits for its decision.
     init(_ key: RowKey, _ metric: Metric, exact: Bool, _ verdict: Comparison.Verdict) {
         self.init(
-            scenario: key.scenario.rawValue, design: key.design.name, threads: key.threads, metric: metric,
-            exact: exact, baseline: nil, current: nil, ratio: nil, ciLow: nil, ciHigh: nil, verdict: verdict)
+            key: MeasureKey(key, metric), exact: exact, baseline: nil, current: nil, ratio: nil, ciLow: nil,
+            ciHigh: nil, verdict: verdict)
     }
 
     /// A row of an exact count of `key`'s combination; either side may be missing.
     init(exact key: RowKey, _ metric: Metric, _ baseline: Double?, _ current: Double?, _ verdict: Comparison.Verdict) {
-        self.init(
-            exact: key.scenario.rawValue, key.design, threads: key.threads, metric, baseline, current, verdict)
+        self.init(exact: MeasureKey(key, metric), baseline, current, verdict)
     }
 
     /// A row of an exact count of a path driver's subject (the scenario column names the path).
@@ -20,17 +19,14 @@ extension Comparison.Row {
         path: StepPath, _ subject: Subject, _ metric: Metric, _ baseline: Double?, _ current: Double?,
         _ verdict: Comparison.Verdict
     ) {
-        self.init(exact: path.rawValue, subject, threads: 1, metric, baseline, current, verdict)
+        self.init(exact: MeasureKey(path: path, subject, metric), baseline, current, verdict)
     }
 
-    private init(
-        exact scenario: String, _ subject: Subject, threads: Int, _ metric: Metric, _ baseline: Double?,
-        _ current: Double?, _ verdict: Comparison.Verdict
-    ) {
+    private init(exact key: MeasureKey, _ baseline: Double?, _ current: Double?, _ verdict: Comparison.Verdict) {
         let ratio = baseline.flatMap { a in current.flatMap { b in a > 0 ? b / a : nil } }
         self.init(
-            scenario: scenario, design: subject.name, threads: threads, metric: metric, exact: true,
-            baseline: baseline, current: current, ratio: ratio, ciLow: nil, ciHigh: nil, verdict: verdict)
+            key: key, exact: true, baseline: baseline, current: current, ratio: ratio, ciLow: nil, ciHigh: nil,
+            verdict: verdict)
     }
 }
 

@@ -60,9 +60,8 @@ extension Comparison {
         }
         func fill(_ c: TimingCandidate, tail: Double, decided: Bool, pValue: Double?) {
             var r = timing(
-                rows[c.index].metric, baseline: c.baseline, current: c.current, driftSD: c.driftSD ?? 0,
+                rows[c.index].key, baseline: c.baseline, current: c.current, driftSD: c.driftSD ?? 0,
                 driftRuns: noise?.runs, decisionTail: tail, minEffect: minEffect)
-            (r.scenario, r.design, r.threads) = (rows[c.index].scenario, rows[c.index].design, rows[c.index].threads)
             r.driftSD = c.driftSD
             r.oversubscribed = rows[c.index].oversubscribed
             r.pValue = pValue

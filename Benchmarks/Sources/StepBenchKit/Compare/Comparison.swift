@@ -83,13 +83,13 @@ public struct Comparison: Codable, Equatable, Sendable {
     }
 
     public struct Row: Codable, Equatable, Sendable {
-        // What the row compared, as printed: rows are matched by ``RowKey`` (a path's by
-        // ``ResultsFile/PathRow/Key``) and written here by name, the scenario column naming the
-        // path for a path's count.
-        public var scenario: String
-        public var design: String
-        public var threads: Int
-        public var metric: Metric
+        /// What the row compared (written field by field: the scenario column names the path
+        /// for a path's count).
+        public var key: MeasureKey
+        public var scenario: String { key.target.name }
+        public var design: String { key.subject.name }
+        public var threads: Int { key.threads }
+        public var metric: Metric { key.metric }
         public var exact: Bool
         public var baseline: Double?
         public var current: Double?
@@ -110,6 +110,62 @@ public struct Comparison: Codable, Equatable, Sendable {
         public var pValue: Double? = nil
         /// The row ran more threads than the machine has cores: shown, never decided.
         public var oversubscribed: Bool? = nil
+
+        public init(
+            key: MeasureKey, exact: Bool, baseline: Double?, current: Double?, ratio: Double?, ciLow: Double?,
+            ciHigh: Double?, verdict: Verdict, decisionLow: Double? = nil, decisionHigh: Double? = nil,
+            driftSD: Double? = nil, detectableEffect: Double? = nil, pValue: Double? = nil, oversubscribed: Bool? = nil
+        ) {
+            self.key = key
+            self.exact = exact
+            (self.baseline, self.current, self.ratio, self.ciLow, self.ciHigh) = (
+                baseline, current, ratio, ciLow, ciHigh
+            )
+            self.verdict = verdict
+            (self.decisionLow, self.decisionHigh, self.driftSD) = (decisionLow, decisionHigh, driftSD)
+            (self.detectableEffect, self.pValue, self.oversubscribed) = (detectableEffect, pValue, oversubscribed)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case exact, baseline, current, ratio, ciLow, ciHigh, verdict, decisionLow, decisionHigh, driftSD
+            case detectableEffect, pValue, oversubscribed
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                key: try MeasureKey(fields: decoder), exact: try c.decode(Bool.self, forKey: .exact),
+                baseline: try c.decodeIfPresent(Double.self, forKey: .baseline),
+                current: try c.decodeIfPresent(Double.self, forKey: .current),
+                ratio: try c.decodeIfPresent(Double.self, forKey: .ratio),
+                ciLow: try c.decodeIfPresent(Double.self, forKey: .ciLow),
+                ciHigh: try c.decodeIfPresent(Double.self, forKey: .ciHigh),
+                verdict: try c.decode(Verdict.self, forKey: .verdict),
+                decisionLow: try c.decodeIfPresent(Double.self, forKey: .decisionLow),
+                decisionHigh: try c.decodeIfPresent(Double.self, forKey: .decisionHigh),
+                driftSD: try c.decodeIfPresent(Double.self, forKey: .driftSD),
+                detectableEffect: try c.decodeIfPresent(Double.self, forKey: .detectableEffect),
+                pValue: try c.decodeIfPresent(Double.self, forKey: .pValue),
+                oversubscribed: try c.decodeIfPresent(Bool.self, forKey: .oversubscribed))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            try key.encodeFields(to: encoder)
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(exact, forKey: .exact)
+            try c.encodeIfPresent(baseline, forKey: .baseline)
+            try c.encodeIfPresent(current, forKey: .current)
+            try c.encodeIfPresent(ratio, forKey: .ratio)
+            try c.encodeIfPresent(ciLow, forKey: .ciLow)
+            try c.encodeIfPresent(ciHigh, forKey: .ciHigh)
+            try c.encode(verdict, forKey: .verdict)
+            try c.encodeIfPresent(decisionLow, forKey: .decisionLow)
+            try c.encodeIfPresent(decisionHigh, forKey: .decisionHigh)
+            try c.encodeIfPresent(driftSD, forKey: .driftSD)
+            try c.encodeIfPresent(detectableEffect, forKey: .detectableEffect)
+            try c.encodeIfPresent(pValue, forKey: .pValue)
+            try c.encodeIfPresent(oversubscribed, forKey: .oversubscribed)
+        }
     }
 
     public var baselineCommit: String
@@ -175,7 +231,7 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// `reportInterval: false` skips the 95% interval (the synthetic trials need only the verdict).
     /// `driftRuns`: how many A/A runs `driftSD` was estimated from (nil: known exactly).
     public static func timing(
-        _ metric: Metric, baseline a: [Double], current b: [Double], driftSD: Double,
+        _ key: MeasureKey, baseline a: [Double], current b: [Double], driftSD: Double,
         driftRuns: Int? = nil, decisionTail: Double, minEffect: Double,
         reportInterval: Bool = true
     ) -> Row {
@@ -183,7 +239,7 @@ public struct Comparison: Codable, Equatable, Sendable {
         let (decisionLow, decisionHigh) = evidence.interval(tail: decisionTail)
         let (low, high) = reportInterval ? evidence.interval(tail: 0.025) : (decisionLow, decisionHigh)
         var row = Row(
-            scenario: "", design: "", threads: 0, metric: metric, exact: false,
+            key: key, exact: false,
             baseline: evidence.baseline.median, current: evidence.current.median, ratio: evidence.ratio,
             ciLow: low, ciHigh: high,
             verdict: verdict(low: decisionLow, high: decisionHigh, minEffect: minEffect),

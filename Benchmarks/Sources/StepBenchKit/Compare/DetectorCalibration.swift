@@ -97,7 +97,7 @@ public struct DetectorCalibration: Codable, Equatable, Sendable {
             for entry in decided
             where verdict(entry, in: profile, slowdown: 1, tail: tail, rng: &rng) == .regression {
                 alarmed = true
-                calibration.falseAlarmRows[entry.key, default: 0] += 1
+                calibration.falseAlarmRows[entry.key.label, default: 0] += 1
             }
             if alarmed { calibration.falseAlarms += 1 }
         }
@@ -120,7 +120,7 @@ public struct DetectorCalibration: Codable, Equatable, Sendable {
     ) -> Row {
         let mustCatch = isPaired(entry) && profile.method == .interleavedProcesses ? interleavedMustCatch : nil
         var row = Row(
-            key: entry.key, driftSD: entry.driftSD, samplingSD: entry.samplingSD, caught: [], hidden: 0,
+            key: entry.key.label, driftSD: entry.driftSD, samplingSD: entry.samplingSD, caught: [], hidden: 0,
             mustCatch: mustCatch)
         for slowdown in isPaired(entry) ? slowdowns : [slowdowns[0]] {
             var counts: [Comparison.Verdict: Int] = [:]
@@ -187,7 +187,7 @@ public struct DetectorCalibration: Codable, Equatable, Sendable {
         let a = sample(entry, factor: 1, rng: &rng)
         let b = sample(entry, factor: slowdown, rng: &rng)
         return Comparison.timing(
-            entry.metric, baseline: a, current: b, driftSD: drift, driftRuns: runs, decisionTail: tail,
+            entry.key, baseline: a, current: b, driftSD: drift, driftRuns: runs, decisionTail: tail,
             minEffect: Comparison.defaultMinEffect, reportInterval: false
         ).verdict
     }

@@ -21,22 +21,62 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     public static let currentSchema = "stepbench-noise/1"
 
     public struct Entry: Codable, Equatable, Sendable {
-        // The row's key, field by field: the file keeps the names results files use.
-        public var scenario: ScenarioKind
-        public var design: Subject
-        public var threads: Int
-        public var metric: Metric
+        /// What the entry measured (the file writes it field by field, as results files do).
+        public var key: MeasureKey
         public var repetitions: Int
         public var samplingSD: Double
         public var betweenSD: Double
         public var driftSD: Double
         public var residualQuantiles: [Double]
 
-        /// The row this entry measured.
-        public var row: RowKey { RowKey(scenario: scenario, design: design, threads: threads) }
+        public var metric: Metric { key.metric }
+        public var scenario: ScenarioKind { row.scenario }
+        public var design: Subject { key.subject }
+        public var threads: Int { key.threads }
 
-        /// "scenario|design|threads|metric": names the entry in messages.
-        public var key: String { "\(scenario.rawValue)|\(design)|\(threads)|\(metric.rawValue)" }
+        /// The row this entry measured.
+        public var row: RowKey { key.row! }
+
+        public init(
+            key: MeasureKey, repetitions: Int, samplingSD: Double, betweenSD: Double, driftSD: Double,
+            residualQuantiles: [Double]
+        ) {
+            precondition(key.row != nil, "a noise profile measures scenarios' rows, not paths")
+            self.key = key
+            self.repetitions = repetitions
+            (self.samplingSD, self.betweenSD, self.driftSD) = (samplingSD, betweenSD, driftSD)
+            self.residualQuantiles = residualQuantiles
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case repetitions, samplingSD, betweenSD, driftSD, residualQuantiles
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let key = try MeasureKey(fields: decoder)
+            guard key.row != nil else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .repetitions, in: c,
+                    debugDescription: "a noise profile entry of a path (\(key.target.name))")
+            }
+            self.init(
+                key: key, repetitions: try c.decode(Int.self, forKey: .repetitions),
+                samplingSD: try c.decode(Double.self, forKey: .samplingSD),
+                betweenSD: try c.decode(Double.self, forKey: .betweenSD),
+                driftSD: try c.decode(Double.self, forKey: .driftSD),
+                residualQuantiles: try c.decode([Double].self, forKey: .residualQuantiles))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            try key.encodeFields(to: encoder)
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(repetitions, forKey: .repetitions)
+            try c.encode(samplingSD, forKey: .samplingSD)
+            try c.encode(betweenSD, forKey: .betweenSD)
+            try c.encode(driftSD, forKey: .driftSD)
+            try c.encode(residualQuantiles, forKey: .residualQuantiles)
+        }
     }
 
     public var schema: String
@@ -56,9 +96,9 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     }
     public var entries: [Entry]
 
-    /// The between-run drift of `metric` in `key`'s row, if the profile measured it.
-    public func driftSD(_ key: RowKey, _ metric: Metric) -> Double? {
-        entries.first { $0.row == key && $0.metric == metric }?.driftSD
+    /// The between-run drift of what `key` measures, if the profile measured it.
+    public func driftSD(_ key: MeasureKey) -> Double? {
+        entries.first { $0.key == key }?.driftSD
     }
 
     /// Builds the profile from A/A runs: the same build and configuration, separate processes.
@@ -109,8 +149,8 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                     logMedians: logMedians, logStandardDeviations: logSDs)
                 entries.append(
                     Entry(
-                        scenario: row.scenario, design: row.design, threads: row.threads, metric: metric,
-                        repetitions: repetitions, samplingSD: sampling, betweenSD: between, driftSD: drift,
+                        key: MeasureKey(row.key, metric), repetitions: repetitions, samplingSD: sampling,
+                        betweenSD: between, driftSD: drift,
                         residualQuantiles: (0...100).map { Statistics.quantile(residuals, Double($0) / 100) }))
             }
         }
@@ -140,8 +180,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                 let between = (residuals.map { $0 * $0 }.reduce(0, +) / Double(residuals.count - 1)).squareRoot()
                 entries.append(
                     Entry(
-                        scenario: row.scenario, design: row.design, threads: row.threads, metric: metric,
-                        repetitions: samplesPerSide,
+                        key: MeasureKey(row.key, metric), repetitions: samplesPerSide,
                         // sd of a median of K processes: 1.2533·σ/√K, σ from the residuals' MAD (the
                         // bootstrap of 20 values understates it: their median has few distinct values).
                         samplingSD: 1.2533 * 1.4826 * Statistics.median(residuals.map(abs))

@@ -2,22 +2,20 @@ import Foundation
 import StepBenchChangePoints
 import StepBenchScenarios
 
-/// One (scenario, design, threads, metric) over the runs of a results folder, in history order:
-/// what scripts/history looks for change points in. The tool decides what each point is; the
-/// script only detects and draws.
+/// One measurement (``MeasureKey``) over the runs of a results folder, in history order: what
+/// scripts/history looks for change points in. The tool decides what each point is and where it
+/// changed; the script only draws.
 ///
 /// Metrics: `ns_per_element_vs_floor` (each repetition over its floor's repetition of the same
 /// round, as `compare` pairs them, ``Comparison/timingSamples(_:in:)``), `latency_p50`,
 /// `allocations_per_element` (exact where the newest file that flags the row calls it exact,
-/// else like a timing over the repetitions that carry their own count) and, from profiles,
-/// `instructions_per_element` (exact). A timing point's value is the lower median of its
-/// repetitions (in log space), its `logs` their natural logs.
+/// else like a timing over the repetitions that carry their own count); from profiles,
+/// `instructions_per_element` (exact) and every path's exact counts per event (instructions,
+/// synchronising instructions, allocations: the gate's). A timing point's value is the lower
+/// median of its repetitions (in log space), its `logs` their natural logs. The file writes the
+/// key field by field, as results files do (a path's name in the `scenario` field).
 public struct HistorySeries: Codable, Equatable, Sendable {
-    // The row's key, field by field: the file keeps the names results files use.
-    public var scenario: ScenarioKind
-    public var design: Subject
-    public var threads: Int
-    public var metric: Metric
+    public var key: MeasureKey
     /// Fixed by the code: any step beyond `tolerance` is a change (no test needed).
     public var exact: Bool
     /// Exact series: the gate's tolerance for this count.
@@ -81,14 +79,50 @@ public struct HistorySeries: Codable, Equatable, Sendable {
         }
     }
 
-    /// The row this series follows.
-    public var row: RowKey { RowKey(scenario: scenario, design: design, threads: threads) }
+    public var metric: Metric { key.metric }
+    public var design: Subject { key.subject }
+    public var threads: Int { key.threads }
+
+    public init(
+        key: MeasureKey, exact: Bool, tolerance: Tolerance?, driftSD: Double?, points: [Point],
+        detection: ChangePoints.Outcome? = nil
+    ) {
+        self.key = key
+        self.exact = exact
+        self.tolerance = tolerance
+        self.driftSD = driftSD
+        self.points = points
+        self.detection = detection
+    }
+
+    private enum CodingKeys: String, CodingKey { case exact, tolerance, driftSD, points, detection }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            key: try MeasureKey(fields: decoder), exact: try c.decode(Bool.self, forKey: .exact),
+            tolerance: try c.decodeIfPresent(Tolerance.self, forKey: .tolerance),
+            driftSD: try c.decodeIfPresent(Double.self, forKey: .driftSD),
+            points: try c.decode([Point].self, forKey: .points),
+            detection: try c.decodeIfPresent(ChangePoints.Outcome.self, forKey: .detection))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try key.encodeFields(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(exact, forKey: .exact)
+        try c.encodeIfPresent(tolerance, forKey: .tolerance)
+        try c.encodeIfPresent(driftSD, forKey: .driftSD)
+        try c.encode(points, forKey: .points)
+        try c.encodeIfPresent(detection, forKey: .detection)
+    }
 }
 
 extension HistorySeries {
     /// The order series are listed in: by metric, then scenario and design in the tool's order.
     static let metricOrder: [Metric] = [
-        .nsPerElementVsFloor, .latencyP50, .allocationsPerElement, .instructionsPerElement,
+        .nsPerElementVsFloor, .latencyP50, .allocationsPerElement, .instructionsPerElement, .instructionsPerEvent,
+        .synchronisingPerEvent, .allocationsPerEvent,
     ]
 
     /// Every series of `folder`'s runs, in the tool's order. `noise`: the drift allowances (nil:
@@ -102,21 +136,14 @@ extension HistorySeries {
             }
         }
         var series: [HistorySeries] = []
-        struct SeriesKey: Hashable {
-            var row: RowKey
-            var metric: Metric
-        }
-        var index: [SeriesKey: Int] = [:]
-        func add(_ row: RowKey, _ metric: Metric, exact: Bool, run: Int, value: Double, logs: [Double]?, _ m: [Setting])
-        {
-            let new = HistorySeries(
-                scenario: row.scenario, design: row.design, threads: row.threads, metric: metric,
-                exact: exact, tolerance: exact ? tolerance(metric, of: row) : nil,
-                driftSD: exact ? nil : noise?.driftSD(row, metric), points: [])
-            let key = SeriesKey(row: row, metric: metric)
+        var index: [MeasureKey: Int] = [:]
+        func add(_ key: MeasureKey, exact: Bool, run: Int, value: Double, logs: [Double]?, _ m: [Setting]) {
             if index[key] == nil {
                 index[key] = series.count
-                series.append(new)
+                series.append(
+                    HistorySeries(
+                        key: key, exact: exact, tolerance: exact ? tolerance(of: key) : nil,
+                        driftSD: exact ? nil : noise?.driftSD(key), points: []))
             }
             series[index[key]!].points.append(Point(run: run, value: value, logs: logs, measurement: m))
         }
@@ -126,31 +153,49 @@ extension HistorySeries {
                 for (metric, samples) in Comparison.timingSamples(row, in: run.file)
                 where metric == .nsPerElementVsFloor || metric == .latencyP50 {
                     let logs = samples.map { log($0) }
-                    add(row.key, metric, exact: false, run: i, value: exp(Statistics.median(logs)), logs: logs, m)
+                    add(
+                        MeasureKey(row.key, metric), exact: false, run: i, value: exp(Statistics.median(logs)),
+                        logs: logs, m)
                 }
                 if exactAllocations[row.key] ?? false {
                     let value = Statistics.median(row.repetitions.map(\.allocationsPerElement))
-                    add(row.key, .allocationsPerElement, exact: true, run: i, value: value, logs: nil, m)
+                    add(MeasureKey(row.key, .allocationsPerElement), exact: true, run: i, value: value, logs: nil, m)
                 } else if let own = Comparison.allocationSamples(row) {
                     let logs = own.map { log($0) }
                     let value = exp(Statistics.median(logs))
-                    add(row.key, .allocationsPerElement, exact: false, run: i, value: value, logs: logs, m)
+                    add(MeasureKey(row.key, .allocationsPerElement), exact: false, run: i, value: value, logs: logs, m)
                 }
             }
             for p in run.file.profiles ?? [] where p.instructionsPerElement != 0 {
                 let m = measurement(run.file, row: nil)
-                add(p.key, .instructionsPerElement, exact: true, run: i, value: p.instructionsPerElement, logs: nil, m)
+                add(
+                    MeasureKey(p.key, .instructionsPerElement), exact: true, run: i, value: p.instructionsPerElement,
+                    logs: nil, m)
+            }
+            // Every path's exact counts, as the gate compares them (a path whose counts follow the
+            // schedule is left out, as the gate leaves it).
+            for p in run.file.paths ?? [] where p.exact {
+                let m = measurement(run.file, row: nil)
+                for (metric, value) in p.counts {
+                    add(MeasureKey(path: p.path, p.design, metric), exact: true, run: i, value: value, logs: nil, m)
+                }
             }
         }
         return order(series, folder)
     }
 
-    /// The gate's tolerance for an exact count of `row` (`compare`'s: by design for instructions,
-    /// by scenario and design for allocations).
-    static func tolerance(_ metric: Metric, of row: RowKey) -> Tolerance {
-        metric == .instructionsPerElement
-            ? Tolerance(relative: Comparison.instructionTolerance(design: row.design), absolute: nil)
-            : Tolerance(relative: nil, absolute: Comparison.allocationTolerance(of: row))
+    /// The gate's tolerance for the exact count `key` (`compare`'s: by design for instructions,
+    /// by scenario and design for allocations, and the paths' absolute tolerance for their
+    /// synchronising instructions and allocations per event).
+    static func tolerance(of key: MeasureKey) -> Tolerance {
+        switch key.metric {
+        case .instructionsPerElement, .instructionsPerEvent:
+            Tolerance(relative: Comparison.instructionTolerance(design: key.subject), absolute: nil)
+        case .synchronisingPerEvent, .allocationsPerEvent:
+            Tolerance(relative: nil, absolute: Comparison.countTolerance)
+        default:
+            Tolerance(relative: nil, absolute: key.row.map(Comparison.allocationTolerance(of:)))
+        }
     }
 
     static func measurement(_ file: ResultsFile, row: ResultsFile.Row?) -> [Setting] {
@@ -172,18 +217,21 @@ extension HistorySeries {
         let newestFirst = folder.runs.reversed()
         let catalog = newestFirst.lazy.compactMap(\.file.catalog).first
         let rows = newestFirst.flatMap(\.file.rows)
-        let scenarios = inOrder(rows.map(\.scenario.rawValue), listed: catalog?.scenarios.map(\.name) ?? [])
+        let scenarios = inOrder(
+            rows.map(\.scenario.rawValue) + newestFirst.flatMap { ($0.file.paths ?? []).map(\.path.rawValue) },
+            listed: (catalog?.scenarios.map(\.name) ?? []) + (catalog?.paths.map(\.name) ?? []))
         let floor = Subject.floor.name
         let designs = inOrder(rows.map(\.design.name), listed: catalog?.designs ?? []).filter { $0 != floor } + [floor]
         func rank(_ list: [String], _ name: String) -> Int { list.firstIndex(of: name) ?? list.count }
         return series.enumerated().sorted { a, b in
             let (x, y) = (a.element, b.element)
-            let kx = (metricOrder.firstIndex(of: x.metric) ?? metricOrder.count, rank(scenarios, x.scenario.rawValue))
-            let ky = (metricOrder.firstIndex(of: y.metric) ?? metricOrder.count, rank(scenarios, y.scenario.rawValue))
+            let (tx, ty) = (x.key.target.name, y.key.target.name)
+            let kx = (metricOrder.firstIndex(of: x.metric) ?? metricOrder.count, rank(scenarios, tx))
+            let ky = (metricOrder.firstIndex(of: y.metric) ?? metricOrder.count, rank(scenarios, ty))
             if kx != ky { return kx < ky }
-            if x.scenario != y.scenario { return x.scenario.rawValue < y.scenario.rawValue }
-            let dx = (rank(designs, x.design.name), x.threads, a.offset)
-            let dy = (rank(designs, y.design.name), y.threads, b.offset)
+            if tx != ty { return tx < ty }
+            let dx = (rank(designs, x.key.subject.name), x.key.threads, a.offset)
+            let dy = (rank(designs, y.key.subject.name), y.key.threads, b.offset)
             return dx < dy
         }.map(\.element)
     }

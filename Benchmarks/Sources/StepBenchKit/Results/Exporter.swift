@@ -16,16 +16,19 @@ public enum Exporter {
     public struct Figure: Equatable, Sendable {
         /// What the figure measures: a scenario's row, or a path's exact counts.
         public enum Kind: String, Sendable { case scenario, path }
-        public var kind: Kind = .scenario
+        public var key: MeasureKey
         /// An exact count (`stepbench profile`): one value, no interval.
         public var exact = false
-        public var scenario: String
-        public var design: String
-        public var threads: Int
-        public var metric: Metric
         public var median: Double
         public var ciLow: Double
         public var ciHigh: Double
+
+        public var kind: Kind { key.target.path == nil ? .scenario : .path }
+        /// The scenario's name, or the path's.
+        public var scenario: String { key.target.name }
+        public var design: String { key.subject.name }
+        public var threads: Int { key.threads }
+        public var metric: Metric { key.metric }
 
         public var name: String { metric.rawValue }
         public var unit: String { metric.unit }
@@ -41,9 +44,7 @@ public enum Exporter {
             func add(_ metric: Metric, _ e: ResultsFile.Estimate?) {
                 guard let e else { return }
                 out.append(
-                    Figure(
-                        scenario: row.scenario.rawValue, design: row.design.name, threads: row.threads, metric: metric,
-                        median: e.median, ciLow: e.ciLow, ciHigh: e.ciHigh))
+                    Figure(key: MeasureKey(row.key, metric), median: e.median, ciLow: e.ciLow, ciHigh: e.ciHigh))
             }
             add(.nsPerElement, s.nsPerElement)
             add(.elementsPerSecond, s.elementsPerSecond)
@@ -59,22 +60,16 @@ public enum Exporter {
         for p in file.profiles ?? [] {
             out.append(
                 Figure(
-                    exact: true, scenario: p.scenario.rawValue, design: p.design.name, threads: 1,
-                    metric: .instructionsPerElement,
-                    median: p.instructionsPerElement, ciLow: p.instructionsPerElement, ciHigh: p.instructionsPerElement)
+                    key: MeasureKey(p.key, .instructionsPerElement), exact: true, median: p.instructionsPerElement,
+                    ciLow: p.instructionsPerElement, ciHigh: p.instructionsPerElement)
             )
         }
         for p in file.paths ?? [] {
-            for (metric, value) in [
-                (Metric.instructionsPerEvent, p.instructionsPerEvent),
-                (.synchronisingPerEvent, p.synchronisingPerEvent),
-                (.allocationsPerEvent, p.allocationsPerEvent),
-            ] {
+            for (metric, value) in p.counts {
                 out.append(
                     Figure(
-                        kind: .path, exact: true, scenario: p.path.rawValue, design: p.design.name, threads: 1,
-                        metric: metric,
-                        median: value, ciLow: value, ciHigh: value))
+                        key: MeasureKey(path: p.path, p.design, metric), exact: true, median: value, ciLow: value,
+                        ciHigh: value))
             }
         }
         return out
@@ -145,20 +140,29 @@ public enum Exporter {
         }
         let timestamp = Int64(start.timeIntervalSince1970.rounded(.down)) * 1_000_000_000
         var points: [String] = []
-        var grouped: [(key: String, fields: [String])] = []
+        // One point per measured row: the figures of one target, subject and threads, in order.
+        var grouped: [(first: MeasureKey, fields: [String])] = []
         for m in figures(file) {
-            // a path's counts: their own measurement, tagged by path
-            let key =
-                m.kind == .path
-                ? "stepbench_path,machine=\(escape(file.machine.machineID)),path=\(escape(m.scenario)),design=\(escape(m.design))"
-                : "stepbench,machine=\(escape(file.machine.machineID)),scenario=\(escape(m.scenario)),design=\(escape(m.design)),threads=\(m.threads)"
-            if grouped.last?.key == key {
-                grouped[grouped.count - 1].fields.append("\(m.name)=\(number(m.median))")
+            let field = "\(m.name)=\(number(m.median))"
+            if let last = grouped.last?.first, last.target == m.key.target, last.subject == m.key.subject,
+                last.threads == m.key.threads
+            {
+                grouped[grouped.count - 1].fields.append(field)
             } else {
-                grouped.append((key, ["\(m.name)=\(number(m.median))"]))
+                grouped.append((m.key, [field]))
             }
         }
-        for g in grouped { points.append("\(g.key) \(g.fields.joined(separator: ",")) \(timestamp)") }
+        for g in grouped {
+            // a path's counts: their own measurement, tagged by path
+            let machine = escape(file.machine.machineID), design = escape(g.first.subject.name)
+            let series =
+                switch g.first.target {
+                case .path(let path): "stepbench_path,machine=\(machine),path=\(escape(path.rawValue)),design=\(design)"
+                case .scenario(let s):
+                    "stepbench,machine=\(machine),scenario=\(escape(s.rawValue)),design=\(design),threads=\(g.first.threads)"
+                }
+            points.append("\(series) \(g.fields.joined(separator: ",")) \(timestamp)")
+        }
         return points.joined(separator: "\n") + "\n"
     }
 

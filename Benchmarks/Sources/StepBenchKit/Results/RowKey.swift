@@ -35,6 +35,14 @@ extension ResultsFile.PathRow {
     }
 
     public var key: Key { Key(path: path, subject: design) }
+
+    /// The three counts per event, each with its metric, in the order tables show them.
+    public var counts: [(metric: Metric, value: Double)] {
+        [
+            (.instructionsPerEvent, instructionsPerEvent), (.synchronisingPerEvent, synchronisingPerEvent),
+            (.allocationsPerEvent, allocationsPerEvent),
+        ]
+    }
 }
 
 extension ResultsFile {
