@@ -167,12 +167,12 @@ public struct Catalog: Codable, Equatable, Sendable {
                 .staleCallsPerElement, .inputsPerRound, .voluntarySwitchesPerElement, .involuntarySwitchesPerElement,
             ]
                 + Metric.contention.map(\.metric)).map(\.rawValue),
-            asynchronousVerdictScenario: ScenarioKind.asyncPark.rawValue,
-            apiFloorScenario: ScenarioKind.floorStep.rawValue,
-            perElementScenario: ScenarioKind.syncStep.rawValue,
-            crossThreadScenario: ScenarioKind.asyncStep.rawValue,
-            contendedScenarios: [ScenarioKind.staleStorm, .fanOut].map(\.rawValue),
-            cancelScenario: ScenarioKind.cancelRace.rawValue,
+            asynchronousVerdictScenario: ScenarioKind.with(.asynchronousVerdict).first?.rawValue,
+            apiFloorScenario: ScenarioKind.with(.apiFloor).first?.rawValue,
+            perElementScenario: ScenarioKind.with(.perElement).first?.rawValue,
+            crossThreadScenario: ScenarioKind.with(.crossThread).first?.rawValue,
+            contendedScenarios: ScenarioKind.with(.contended).map(\.rawValue),
+            cancelScenario: ScenarioKind.with(.cancel).first?.rawValue,
             knownIssues: SteppingDesign.described.reduce(into: [:]) { issues, design in
                 let rules = design.traits.knownIssues.map(\.rule.rawValue)
                 if !rules.isEmpty { issues[design.name] = rules }
@@ -181,7 +181,7 @@ public struct Catalog: Codable, Equatable, Sendable {
                 benchmarks, gateDesigns: gateDesigns,
                 floors: Set(ScenarioKind.allCases.filter(\.isFloor).map(\.rawValue))),
             peers: DirectRow.registered.map(\.peer.rawValue),
-            directScenario: ScenarioKind.directSync.rawValue)
+            directScenario: ScenarioKind.with(.direct).first?.rawValue)
     }
 }
 

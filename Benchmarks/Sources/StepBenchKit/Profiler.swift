@@ -19,7 +19,7 @@ import StepBenchScenarios
 /// subscription) cancels out. Only single-thread scenarios are profiled: with more threads the
 /// interleaving, and so the count, varies.
 public struct Profiler {
-    public static let scenarios: [ScenarioKind] = [.syncStep, .directSync, .floorSync, .floorStep]
+    public static let scenarios: [ScenarioKind] = ScenarioKind.with(.profiled)
     /// How many functions each profile row keeps (the rest is small).
     public static let functionsKept = 12
 

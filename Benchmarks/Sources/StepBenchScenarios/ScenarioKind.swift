@@ -1,7 +1,10 @@
 @_spi(Measurement) import Stepping
 
-/// Every scenario StepBench measures. Each runs in-process, verifies its own outcome (every
-/// element delivered once, in order, completion seen) and throws ``ScenarioFailure`` if not.
+/// Every scenario StepBench measures, by name. Each runs in-process, verifies its own outcome
+/// (every element delivered once, in order, completion seen) and throws ``ScenarioFailure`` if
+/// not. What the suite asks of a scenario is declared once, beside its code
+/// (``ScenarioDeclaration``, ``declaration``): adding a scenario is a case here, its code and
+/// its declaration.
 public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     case syncStep = "sync-step"
     case asyncStep = "async-step"
@@ -21,65 +24,49 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     case floorFanOut = "floor-fan-out"
     case floorPace = "floor-pace"
 
-    /// One line for `stepbench list`.
-    public var summary: String {
+    /// Everything the suite asks of this scenario, declared beside its code: the one switch
+    /// from a scenario's name to its declaration.
+    public var declaration: ScenarioDeclaration {
         switch self {
-        case .syncStep: "one thread, synchronous upstream, .more inside the stepper: pure per-element cost"
-        case .asyncStep:
-            "promise fulfilled on a second thread (spin-yield hand-offs, waiter parked); latency .more → next input"
-        case .asyncPark:
-            "async-step with hand-offs that park (as a pace on a DispatchQueue): the asynchronous designs' verdict"
-        case .staleStorm: "sync-step while threads−1 other threads call stale and duplicate promises"
-        case .cancelRace:
-            "short subscriptions cancelled by threads−1 racing threads; checks C4 every round; elements = rounds"
-        case .fanOut:
-            "N independent sync-step pipelines on N threads; aggregate and per-thread throughput; elements per pipeline"
-        case .paceJitter: "pace at 1 ms on the DispatchQueue scheduler; latency = lateness of each output"
-        case .directSync:
-            "a peer's library on sync-step's upstream with no stepper contract (its bare loop): the peer's sync-step minus this is its bridge"
-        case .floorSync: "floor: the sync-step upstream into a plain .max(1) subscriber (no stepping)"
-        case .floorStep:
-            "floor: sync-step into floor-step, the stepping API with no synchronisation (one thread only): the API's cost"
-        case .floorPingPong:
-            "floor: a raw two-thread ping-pong with async-step's spin-yield hand-off (the hand-off alone)"
-        case .floorAsync: "floor: async-step's threads, hand-offs and waiter around a plain .max(1) subscriber"
-        case .floorAsyncPark:
-            "floor: async-park's threads, parking hand-offs and waiter around a plain .max(1) subscriber"
-        case .floorStaleStorm: "floor: stale-storm's upstream, hammer threads and token log around a plain subscriber"
-        case .floorCancelRace: "floor: cancel-race's rounds and racing cancellers around a plain cancellable subscriber"
-        case .floorFanOut: "floor: fan-out's N pipelines of floor-sync (same threads, same waiter)"
-        case .floorPace: "floor: the same chain of 1 ms timers on the DispatchQueue scheduler, no stepping"
+        case .syncStep: .syncStep
+        case .asyncStep: .asyncStep
+        case .asyncPark: .asyncPark
+        case .staleStorm: .staleStorm
+        case .cancelRace: .cancelRace
+        case .fanOut: .fanOut
+        case .paceJitter: .paceJitter
+        case .directSync: .directSync
+        case .floorSync: .floorSync
+        case .floorStep: .floorStep
+        case .floorPingPong: .floorPingPong
+        case .floorAsync: .floorAsync
+        case .floorAsyncPark: .floorAsyncPark
+        case .floorStaleStorm: .floorStaleStorm
+        case .floorCancelRace: .floorCancelRace
+        case .floorFanOut: .floorFanOut
+        case .floorPace: .floorPace
         }
     }
+
+    /// The scenarios that play `role`, in the order of ``allCases``.
+    public static func with(_ role: ScenarioDeclaration.Role) -> [ScenarioKind] {
+        allCases.filter { $0.declaration.roles.contains(role) }
+    }
+
+    /// The scenario that answers `role`, a question one scenario answers (perElement,
+    /// crossThread, asynchronousVerdict, cancel, apiFloor, direct: the declarations' test holds
+    /// each to one).
+    public static func answering(_ role: ScenarioDeclaration.Role) -> ScenarioKind { with(role)[0] }
+
+    /// One line for `stepbench list`.
+    public var summary: String { declaration.summary }
 
     /// Floor rows have no design: each is its scenario's work, threads, hand-offs and waiter
     /// minus the stepping subscriber, so that design × floor is the design's own cost.
-    public var isFloor: Bool {
-        switch self {
-        case .syncStep, .asyncStep, .asyncPark, .staleStorm, .cancelRace, .fanOut, .paceJitter, .directSync: false
-        case .floorSync, .floorStep, .floorPingPong, .floorAsync, .floorAsyncPark, .floorStaleStorm,
-            .floorCancelRace, .floorFanOut, .floorPace:
-            true
-        }
-    }
+    public var isFloor: Bool { declaration.isFloor }
 
     /// The floor each scenario is compared to: one of its own shape.
-    public var floor: ScenarioKind? {
-        switch self {
-        case .syncStep: .floorSync
-        case .asyncStep: .floorAsync
-        case .asyncPark: .floorAsyncPark
-        case .staleStorm: .floorStaleStorm
-        case .cancelRace: .floorCancelRace
-        case .fanOut: .floorFanOut
-        case .paceJitter: .floorPace
-        // A direct row is a peer's library alone: it is compared to its peer, not to a floor.
-        case .directSync: nil
-        case .floorSync, .floorStep, .floorPingPong, .floorAsync, .floorAsyncPark, .floorStaleStorm,
-            .floorCancelRace, .floorFanOut, .floorPace:
-            nil
-        }
-    }
+    public var floor: ScenarioKind? { declaration.floor }
 
     /// The scenario a floor stands for (nil for floor-pingpong and non-floors).
     public var floorOf: ScenarioKind? { Self.allCases.first { $0.floor == self } }
@@ -87,35 +74,22 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// Whether a slow design's repetitions may run fewer elements (``Preset/repetitionBudget``):
     /// not where timers set the pace (pace-jitter and its floor last as long as their timers,
     /// whatever the design costs).
-    public var sizesToBudget: Bool { self != .paceJitter && self != .floorPace }
+    public var sizesToBudget: Bool { !declaration.timersSetThePace }
 
     /// Whether per-event latency is recorded.
-    public var hasLatency: Bool {
-        [
-            .asyncStep, .asyncPark, .cancelRace, .paceJitter, .floorPingPong, .floorAsync, .floorAsyncPark,
-            .floorCancelRace, .floorPace,
-        ].contains(self)
-    }
+    public var hasLatency: Bool { declaration.hasLatency }
 
     /// Whether a run at `threads` touches the subscriber from one thread only (no hammer,
     /// canceller, fulfiller or timer thread), so that nothing can contend.
-    public func isSingleThreaded(threads: Int) -> Bool {
-        switch self {
-        case .syncStep, .directSync, .floorSync, .floorStep, .staleStorm, .floorStaleStorm, .fanOut, .floorFanOut:
-            threads == 1
-        case .asyncStep, .asyncPark, .cancelRace, .paceJitter, .floorPingPong, .floorAsync, .floorAsyncPark,
-            .floorCancelRace, .floorPace:
-            false
-        }
-    }
+    public func isSingleThreaded(threads: Int) -> Bool { declaration.aloneAtOneThread && threads == 1 }
 
     /// The thread counts this scenario runs at, given the requested ones.
     public func threadCounts(requested: [Int]) -> [Int] {
-        switch self {
-        case .syncStep, .directSync, .paceJitter, .floorSync, .floorStep, .floorPace: [1]
-        case .asyncStep, .asyncPark, .floorPingPong, .floorAsync, .floorAsyncPark: [2]
-        case .staleStorm, .fanOut, .floorStaleStorm, .floorFanOut: requested
-        case .cancelRace, .floorCancelRace: requested.filter { $0 >= 2 }.isEmpty ? [2] : requested.filter { $0 >= 2 }
+        switch declaration.threads {
+        case .one: [1]
+        case .two: [2]
+        case .requested: requested
+        case .racing: requested.filter { $0 >= 2 }.isEmpty ? [2] : requested.filter { $0 >= 2 }
         }
     }
 
@@ -123,19 +97,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     public func elements(_ preset: Preset) -> Int {
         if let shape = floorOf { return shape.elements(preset) }  // a floor does its scenario's work
         if preset == .brief { return suiteElements }
-        let quick: Int =
-            switch self {
-            case .syncStep, .directSync, .floorSync, .floorStep: 200_000
-            case .asyncStep, .floorPingPong: 20_000
-            case .asyncPark: 2_000  // every hand-off wakes a thread: tens of µs each
-            case .staleStorm: 100_000
-            case .cancelRace: 300
-            case .fanOut: 100_000
-            case .paceJitter: 100  // 1 ms apart: 0.1 s a repetition, whatever the design
-            case .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace:
-                preconditionFailure("a floor does its scenario's work")
-            }
-        return preset == .full ? (self == .paceJitter ? 500 : quick * 5) : quick
+        guard let elements = declaration.elements else { preconditionFailure("\(rawValue) declares no elements") }
+        return preset == .full ? elements.full : elements.quick
     }
 
     /// How far apart two counts of allocations per element may lie and still be the same count
@@ -154,24 +117,13 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     public func allocationTolerance(for subject: Subject) -> Double? {
         guard subject.design?.traits.countsFollowTheSchedule != true else { return nil }
         if subject.design?.traits.allocatesPerTransition == true && racesTransitions { return nil }
-        switch self {
-        case .paceJitter, .floorPace: return nil
-        case .cancelRace, .floorCancelRace: return 0.5
-        default: return 0.01
-        }
+        return declaration.timersSetThePace ? nil : declaration.allocationTolerance
     }
 
     /// Whether two threads race transitions of the subscriber, so that the schedule decides
     /// which ones run (cancel-race's cancels and inputs; async-step's and async-park's promise,
     /// fulfilled on another thread before or after the stepper returns).
-    var racesTransitions: Bool {
-        switch self {
-        case .asyncStep, .asyncPark, .cancelRace: true
-        case .syncStep, .staleStorm, .fanOut, .paceJitter, .directSync, .floorSync, .floorStep, .floorPingPong,
-            .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace:
-            false
-        }
-    }
+    var racesTransitions: Bool { declaration.racesTransitions }
 
     /// Whether the count of allocations is fixed by the code (``allocationTolerance(for:)``).
     public func allocationsAreExact(for subject: Subject) -> Bool { allocationTolerance(for: subject) != nil }
@@ -182,15 +134,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// tools' allocation counts can be compared for the same work.
     public var suiteElements: Int {
         if let shape = floorOf { return shape.suiteElements }
-        return switch self {
-        case .syncStep, .directSync, .floorSync, .floorStep, .staleStorm, .fanOut: 10_000
-        case .asyncStep, .floorPingPong: 2_000
-        case .asyncPark: 1_000  // the two allocation counters differ by a few allocations per run
-        case .cancelRace: 50
-        case .paceJitter: 20
-        case .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorCancelRace, .floorFanOut, .floorPace:
-            preconditionFailure("a floor does its scenario's work")
-        }
+        guard let elements = declaration.elements else { preconditionFailure("\(rawValue) declares no elements") }
+        return elements.suite
     }
 
     /// The elements of a pass that only counts (allocations, contention) where its timing pass
@@ -225,13 +170,7 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     /// The rules this scenario races on several threads: stale-storm's other threads fulfil
     /// duplicate and stale promises while the stepper runs (S2, S3); cancel-race's cancel while
     /// inputs flow (C4).
-    public var racedRules: [SteppingRule] {
-        switch self {
-        case .staleStorm: [.s2, .s3]
-        case .cancelRace: [.c4]
-        default: []
-        }
-    }
+    public var racedRules: [SteppingRule] { declaration.racedRules }
 
     /// The known issue that keeps `design` out of this scenario, if any: a raced rule the design
     /// declares broken fatally (``SteppingDesign/Traits/KnownIssue/isFatal``: a crash or a stall
@@ -243,34 +182,9 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
 
     /// Runs one repetition of `subject`: `.floor` for a floor scenario, a design for any other.
     public func run(_ subject: Subject, threads: Int, elements: Int) throws -> RepetitionResult {
-        func stepping() throws -> SteppingDesign {
-            guard let design = subject.design else {
-                throw ScenarioFailure("\(rawValue) needs a design, not \(subject)")
-            }
-            return design
-        }
         if isFloor && subject != .floor {
             throw ScenarioFailure("\(rawValue) is a floor: it measures no design (\(subject))")
         }
-        return switch self {
-        case .syncStep: try SyncStep.run(design: stepping(), elements: elements)
-        case .asyncStep: try AsyncStep.run(design: stepping(), handOff: .spinYield, elements: elements)
-        case .asyncPark: try AsyncStep.run(design: stepping(), handOff: .park, elements: elements)
-        case .staleStorm: try StaleStorm.run(design: stepping(), threads: threads, elements: elements)
-        case .cancelRace: try CancelRace.run(design: stepping(), threads: threads, elements: elements)
-        case .fanOut: try FanOut.run(design: stepping(), threads: threads, elements: elements)
-        case .paceJitter: try PaceJitter.run(design: stepping(), elements: elements)
-        case .directSync: try DirectSync.run(design: stepping(), elements: elements)
-        case .floorSync: try FloorSync.run(elements: elements)
-        case .floorStep:
-            try SyncStep.run(name: "floor-step", elements: elements) { FloorStep.makeSubscriber(stepper: $0) }
-        case .floorPingPong: try FloorPingPong.run(elements: elements)
-        case .floorAsync: try FloorAsync.run(handOff: .spinYield, elements: elements)
-        case .floorAsyncPark: try FloorAsync.run(handOff: .park, elements: elements)
-        case .floorStaleStorm: try FloorStaleStorm.run(threads: threads, elements: elements)
-        case .floorCancelRace: try FloorCancelRace.run(threads: threads, elements: elements)
-        case .floorFanOut: try FloorFanOut.run(threads: threads, elements: elements)
-        case .floorPace: try FloorPace.run(elements: elements)
-        }
+        return try declaration.run(subject, threads, elements)
     }
 }

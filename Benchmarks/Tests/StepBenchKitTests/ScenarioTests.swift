@@ -57,6 +57,25 @@ struct ScenarioTests {
         }
     }
 
+    @Test("each scenario is declared once, whole: elements where it does its own work, one scenario per question")
+    func test_declarations() {
+        for scenario in ScenarioKind.allCases {
+            let d = scenario.declaration
+            // a floor that stands for a scenario does that scenario's work; every other declares its own
+            #expect((d.elements == nil) == (scenario.floorOf != nil), "\(scenario)")
+            #expect(!d.isFloor || d.floor == nil, "\(scenario): a floor has no floor")
+            #expect(d.roles.allSatisfy { $0 == .profiled || $0 == .apiFloor || !d.isFloor }, "\(scenario)")
+            if d.roles.contains(.abtest) { #expect(d.floor != nil, "\(scenario): the A/B pairs it with its floor") }
+        }
+        for role in [
+            ScenarioDeclaration.Role.perElement, .crossThread, .asynchronousVerdict, .cancel, .apiFloor, .direct,
+        ] {
+            #expect(ScenarioKind.with(role).count == 1, "\(role)")
+        }
+        #expect(
+            ScenarioKind.with(.perElement) == [.syncStep] && ScenarioKind.with(.contended) == [.staleStorm, .fanOut])
+    }
+
     @Test("direct-sync is sync-step's shape for a peer's library alone, and runs only designs with a direct row")
     func test_directSync_hasSyncStepsShapeAndRunsOnlyDirectRows() throws {
         AllocationCounter.install()

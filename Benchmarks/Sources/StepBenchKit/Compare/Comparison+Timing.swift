@@ -9,21 +9,20 @@ extension ScenarioKind {
     /// (cancel-race's rounds: wake-ups, latches, checks) or the timer's (pace-jitter), and for
     /// the floor-pingpong hand-off; ns/element for the other floors and direct-sync (which has none).
     public var primaryMetric: Metric {
-        switch self {
-        case .cancelRace, .floorCancelRace, .paceJitter, .floorPace, .floorPingPong: .latencyP50
-        case .syncStep, .asyncStep, .asyncPark, .staleStorm, .fanOut: .nsPerElementVsFloor
-        case .directSync, .floorSync, .floorStep, .floorAsync, .floorAsyncPark, .floorStaleStorm, .floorFanOut:
-            .nsPerElement
+        switch declaration.primary {
+        case .latencyP50: .latencyP50
+        case .ratioToFloor: .nsPerElementVsFloor
+        case .nsPerElement: .nsPerElement
         }
     }
 
     /// The scenario's own count of the work around its elements, per element
     /// (``RepetitionResult/sideEvents``), if it keeps one.
     public var sideMetric: Metric? {
-        switch self {
-        case .staleStorm, .floorStaleStorm: .staleCallsPerElement
-        case .cancelRace, .floorCancelRace: .inputsPerRound
-        default: nil
+        switch declaration.side {
+        case .staleCalls: .staleCallsPerElement
+        case .inputsPerRound: .inputsPerRound
+        case nil: nil
         }
     }
 }

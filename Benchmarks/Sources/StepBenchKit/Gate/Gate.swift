@@ -11,7 +11,7 @@ public enum Gate {
     /// The designs whose single-thread allocation counts do not follow thread timing, in the
     /// order of `asked`: the gate's allocation runs measure these (its profile measures every design).
     public static func designs(among asked: [SteppingDesign]) -> [SteppingDesign] {
-        asked.filter { ScenarioKind.syncStep.allocationsAreExact(for: .design($0)) }
+        asked.filter { ScenarioKind.answering(.perElement).allocationsAreExact(for: .design($0)) }
     }
 
     /// What the gate measures of one build: the profile (instructions of the profiled scenarios,

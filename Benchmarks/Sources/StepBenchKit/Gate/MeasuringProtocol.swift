@@ -18,9 +18,8 @@ public enum MeasuringProtocol: String, CaseIterable, Sendable {
 
     public var scenarios: [ScenarioKind] {
         switch self {
-        case .timing: [.syncStep, .floorSync]
-        case .abtest:
-            [ScenarioKind.syncStep, .asyncStep, .asyncPark, .staleStorm, .cancelRace].flatMap { [$0, $0.floor!] }
+        case .timing: ScenarioKind.with(.perElement).flatMap { [$0, $0.floor!] }
+        case .abtest: ScenarioKind.with(.abtest).flatMap { [$0, $0.floor!] }
         }
     }
 
@@ -43,7 +42,7 @@ public enum MeasuringProtocol: String, CaseIterable, Sendable {
     /// The elements per repetition it fixes (nil: the preset's).
     public var elements: Int? {
         switch self {
-        case .timing: ScenarioKind.syncStep.suiteElements
+        case .timing: ScenarioKind.answering(.perElement).suiteElements
         case .abtest: nil
         }
     }

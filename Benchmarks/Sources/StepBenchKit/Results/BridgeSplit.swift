@@ -31,14 +31,14 @@ extension ResultsFile {
         /// The splits of every design with an ok direct row and an ok sync-step row in `file`, in
         /// the order of the direct rows.
         static func splits(_ file: ResultsFile) -> [BridgeSplit] {
-            let scenario = ScenarioKind.directSync
+            let scenario = ScenarioKind.answering(.direct), shape = ScenarioKind.answering(.perElement)
             let profiles = file.profiles ?? []
             func profiled(_ s: ScenarioKind, _ design: Subject) -> Double? {
                 profiles.first { $0.scenario == s && $0.design == design }?.instructionsPerElement
             }
             return file.rows.compactMap { direct in
                 guard direct.scenario == scenario, direct.status == .ok, let library = direct.summary,
-                    let peer = file.row(RowKey(scenario: .syncStep, design: direct.design, threads: direct.threads)),
+                    let peer = file.row(RowKey(scenario: shape, design: direct.design, threads: direct.threads)),
                     peer.status == .ok, let whole = peer.summary
                 else { return nil }
                 let ns = whole.nsPerElement.median
@@ -52,7 +52,7 @@ extension ResultsFile {
                     (split.roundShare, split.roundShareLow, split.roundShareHigh) =
                         (interval.center - 1, interval.low - 1, interval.high - 1)
                 }
-                if let instructions = profiled(.syncStep, direct.design),
+                if let instructions = profiled(shape, direct.design),
                     let directInstructions = profiled(scenario, direct.design)
                 {
                     split.instructionsPerElement = instructions

@@ -29,13 +29,14 @@ extension ResultsFile {
         /// The splits of every design that `profiles` and `paths` hold beside floor-step.
         public static func splits(profiles: [ProfileRow], paths: [PathRow]) -> [CostSplit] {
             var splits: [CostSplit] = []
-            let floorStep = profiles.first { $0.scenario == .floorStep }
-            let floor = profiles.first { $0.scenario == ScenarioKind.syncStep.floor }
+            let perElement = ScenarioKind.answering(.perElement)
+            let floorStep = profiles.first { $0.scenario == .answering(.apiFloor) }
+            let floor = profiles.first { $0.scenario == perElement.floor }
             if let floorStep {
-                for row in profiles where row.scenario == .syncStep {
+                for row in profiles where row.scenario == perElement {
                     splits.append(
                         CostSplit(
-                            path: ScenarioKind.syncStep.rawValue, design: row.design.name,
+                            path: perElement.rawValue, design: row.design.name,
                             instructions: row.instructionsPerElement, floor: floor?.instructionsPerElement,
                             floorStep: floorStep.instructionsPerElement, synchronisingOverFloorStep: nil,
                             exact: [row, floorStep, floor].allSatisfy { $0?.collection != .wholeProcess }))

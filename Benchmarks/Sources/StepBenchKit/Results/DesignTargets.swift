@@ -37,7 +37,8 @@ public struct DesignTarget: Encodable, Equatable, Sendable {
 
     /// Every target, decided on `file` (the combined run and profile).
     public static func evaluate(_ file: ResultsFile) -> [DesignTarget] {
-        let perElement = ScenarioKind.syncStep, cross = ScenarioKind.asyncStep, parked = ScenarioKind.asyncPark
+        let perElement = ScenarioKind.answering(.perElement), cross = ScenarioKind.answering(.crossThread)
+        let parked = ScenarioKind.answering(.asynchronousVerdict)
         func split(_ path: String, _ design: SteppingDesign) -> ResultsFile.CostSplit? {
             file.costSplits?.first { $0.path == path && $0.design == design.rawValue }
         }

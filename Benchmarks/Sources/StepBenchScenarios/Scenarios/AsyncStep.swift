@@ -201,3 +201,45 @@ enum FloorPingPong {
         return RepetitionResult(meter: meter, elements: n, latency: latency.summary)
     }
 }
+
+extension ScenarioDeclaration {
+    static let asyncStep = ScenarioDeclaration(
+        summary:
+            "promise fulfilled on a second thread (spin-yield hand-offs, waiter parked); latency .more → next input",
+        isFloor: false, floor: .floorAsync, threads: .two, hasLatency: true,
+        elements: (quick: 20_000, full: 100_000, suite: 2_000), racesTransitions: true, primary: .ratioToFloor,
+        roles: [.crossThread, .abtest]
+    ) { subject, _, elements in
+        try AsyncStep.run(
+            design: ScenarioDeclaration.stepping(subject, "async-step"), handOff: .spinYield, elements: elements)
+    }
+
+    static let asyncPark = ScenarioDeclaration(
+        summary:
+            "async-step with hand-offs that park (as a pace on a DispatchQueue): the asynchronous designs' verdict",
+        // every hand-off wakes a thread: tens of µs each; the two allocation counters differ by a
+        // few allocations per run
+        isFloor: false, floor: .floorAsyncPark, threads: .two, hasLatency: true,
+        elements: (quick: 2_000, full: 10_000, suite: 1_000), racesTransitions: true, primary: .ratioToFloor,
+        roles: [.asynchronousVerdict, .abtest]
+    ) { subject, _, elements in
+        try AsyncStep.run(
+            design: ScenarioDeclaration.stepping(subject, "async-park"), handOff: .park, elements: elements)
+    }
+
+    static let floorPingPong = ScenarioDeclaration(
+        summary: "floor: a raw two-thread ping-pong with async-step's spin-yield hand-off (the hand-off alone)",
+        isFloor: true, threads: .two, hasLatency: true, elements: (quick: 20_000, full: 100_000, suite: 2_000),
+        primary: .latencyP50
+    ) { _, _, elements in try FloorPingPong.run(elements: elements) }
+
+    static let floorAsync = ScenarioDeclaration(
+        summary: "floor: async-step's threads, hand-offs and waiter around a plain .max(1) subscriber",
+        isFloor: true, threads: .two, hasLatency: true, primary: .nsPerElement
+    ) { _, _, elements in try FloorAsync.run(handOff: .spinYield, elements: elements) }
+
+    static let floorAsyncPark = ScenarioDeclaration(
+        summary: "floor: async-park's threads, parking hand-offs and waiter around a plain .max(1) subscriber",
+        isFloor: true, threads: .two, hasLatency: true, primary: .nsPerElement
+    ) { _, _, elements in try FloorAsync.run(handOff: .park, elements: elements) }
+}

@@ -155,3 +155,22 @@ enum FloorCancelRace {
         }
     }
 }
+
+extension ScenarioDeclaration {
+    static let cancelRace = ScenarioDeclaration(
+        summary: "short subscriptions cancelled by threads−1 racing threads; checks C4 every round; elements = rounds",
+        isFloor: false, floor: .floorCancelRace, threads: .racing, hasLatency: true,
+        elements: (quick: 300, full: 1_500, suite: 50), unit: "round", racesTransitions: true,
+        allocationTolerance: 0.5, primary: .latencyP50, side: .inputsPerRound, racedRules: [.c4],
+        roles: [.cancel, .abtest]
+    ) { subject, threads, elements in
+        try CancelRace.run(
+            design: ScenarioDeclaration.stepping(subject, "cancel-race"), threads: threads, elements: elements)
+    }
+
+    static let floorCancelRace = ScenarioDeclaration(
+        summary: "floor: cancel-race's rounds and racing cancellers around a plain cancellable subscriber",
+        isFloor: true, threads: .racing, hasLatency: true, unit: "round", allocationTolerance: 0.5,
+        primary: .latencyP50, side: .inputsPerRound
+    ) { _, threads, elements in try FloorCancelRace.run(threads: threads, elements: elements) }
+}

@@ -76,3 +76,15 @@ enum DirectSync {
         return RepetitionResult(meter: meter, elements: n)
     }
 }
+
+extension ScenarioDeclaration {
+    // A direct row is a peer's library alone: it is compared to its peer, not to a floor.
+    static let directSync = ScenarioDeclaration(
+        summary:
+            "a peer's library on sync-step's upstream with no stepper contract (its bare loop): the peer's sync-step minus this is its bridge",
+        isFloor: false, threads: .one, hasLatency: false, elements: (quick: 200_000, full: 1_000_000, suite: 10_000),
+        aloneAtOneThread: true, primary: .nsPerElement, roles: [.direct, .profiled]
+    ) { subject, _, elements in
+        try DirectSync.run(design: ScenarioDeclaration.stepping(subject, "direct-sync"), elements: elements)
+    }
+}

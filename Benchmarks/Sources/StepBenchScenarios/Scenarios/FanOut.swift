@@ -82,3 +82,21 @@ enum FloorFanOut {
         }
     }
 }
+
+extension ScenarioDeclaration {
+    static let fanOut = ScenarioDeclaration(
+        summary:
+            "N independent sync-step pipelines on N threads; aggregate and per-thread throughput; elements per pipeline",
+        isFloor: false, floor: .floorFanOut, threads: .requested, hasLatency: false,
+        elements: (quick: 100_000, full: 500_000, suite: 10_000), throughputScalesWithThreads: true,
+        aloneAtOneThread: true, primary: .ratioToFloor, roles: [.contended]
+    ) { subject, threads, elements in
+        try FanOut.run(design: ScenarioDeclaration.stepping(subject, "fan-out"), threads: threads, elements: elements)
+    }
+
+    static let floorFanOut = ScenarioDeclaration(
+        summary: "floor: fan-out's N pipelines of floor-sync (same threads, same waiter)",
+        isFloor: true, threads: .requested, hasLatency: false, throughputScalesWithThreads: true,
+        aloneAtOneThread: true, primary: .nsPerElement
+    ) { _, threads, elements in try FloorFanOut.run(threads: threads, elements: elements) }
+}

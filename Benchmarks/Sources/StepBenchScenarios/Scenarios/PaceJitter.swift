@@ -75,3 +75,19 @@ enum FloorPace {
         }
     }
 }
+
+extension ScenarioDeclaration {
+    static let paceJitter = ScenarioDeclaration(
+        summary: "pace at 1 ms on the DispatchQueue scheduler; latency = lateness of each output",
+        // 1 ms apart: 0.1 s a repetition, whatever the design
+        isFloor: false, floor: .floorPace, threads: .one, hasLatency: true,
+        elements: (quick: 100, full: 500, suite: 20), timersSetThePace: true, primary: .latencyP50
+    ) { subject, _, elements in
+        try PaceJitter.run(design: ScenarioDeclaration.stepping(subject, "pace-jitter"), elements: elements)
+    }
+
+    static let floorPace = ScenarioDeclaration(
+        summary: "floor: the same chain of 1 ms timers on the DispatchQueue scheduler, no stepping",
+        isFloor: true, threads: .one, hasLatency: true, timersSetThePace: true, primary: .latencyP50
+    ) { _, _, elements in try FloorPace.run(elements: elements) }
+}

@@ -167,3 +167,21 @@ enum FloorStaleStorm {
             })
     }
 }
+
+extension ScenarioDeclaration {
+    static let staleStorm = ScenarioDeclaration(
+        summary: "sync-step while threads−1 other threads call stale and duplicate promises",
+        isFloor: false, floor: .floorStaleStorm, threads: .requested, hasLatency: false,
+        elements: (quick: 100_000, full: 500_000, suite: 10_000), aloneAtOneThread: true, primary: .ratioToFloor,
+        side: .staleCalls, racedRules: [.s2, .s3], roles: [.contended, .abtest]
+    ) { subject, threads, elements in
+        try StaleStorm.run(
+            design: ScenarioDeclaration.stepping(subject, "stale-storm"), threads: threads, elements: elements)
+    }
+
+    static let floorStaleStorm = ScenarioDeclaration(
+        summary: "floor: stale-storm's upstream, hammer threads and token log around a plain subscriber",
+        isFloor: true, threads: .requested, hasLatency: false, aloneAtOneThread: true, primary: .nsPerElement,
+        side: .staleCalls
+    ) { _, threads, elements in try FloorStaleStorm.run(threads: threads, elements: elements) }
+}

@@ -91,3 +91,29 @@ enum FloorSync {
         return RepetitionResult(meter: meter, elements: n)
     }
 }
+
+extension ScenarioDeclaration {
+    static let syncStep = ScenarioDeclaration(
+        summary: "one thread, synchronous upstream, .more inside the stepper: pure per-element cost",
+        isFloor: false, floor: .floorSync, threads: .one, hasLatency: false,
+        elements: (quick: 200_000, full: 1_000_000, suite: 10_000), aloneAtOneThread: true,
+        primary: .ratioToFloor, roles: [.perElement, .abtest, .profiled]
+    ) { subject, _, elements in
+        try SyncStep.run(design: ScenarioDeclaration.stepping(subject, "sync-step"), elements: elements)
+    }
+
+    static let floorSync = ScenarioDeclaration(
+        summary: "floor: the sync-step upstream into a plain .max(1) subscriber (no stepping)",
+        isFloor: true, threads: .one, hasLatency: false, aloneAtOneThread: true, primary: .nsPerElement,
+        roles: [.profiled]
+    ) { _, _, elements in try FloorSync.run(elements: elements) }
+
+    static let floorStep = ScenarioDeclaration(
+        summary:
+            "floor: sync-step into floor-step, the stepping API with no synchronisation (one thread only): the API's cost",
+        isFloor: true, threads: .one, hasLatency: false, elements: (quick: 200_000, full: 1_000_000, suite: 10_000),
+        aloneAtOneThread: true, primary: .nsPerElement, roles: [.apiFloor, .profiled]
+    ) { _, _, elements in
+        try SyncStep.run(name: "floor-step", elements: elements) { FloorStep.makeSubscriber(stepper: $0) }
+    }
+}
