@@ -57,7 +57,8 @@ class Contest:
         """The cause of `first`'s time below its own floor (None when it is not below), and a
         doubt that leaves it unnamed when nothing explains it: no design can beat doing nothing."""
         cause = below_floor(results, self.first, key)
-        if cause and cause.endswith("not decided"):
+        entry = _below_floor_entry(results, self.first, key)
+        if entry and not entry["decided"]:
             self.decided = False
             self.doubts.append("its time lies below its own floor's and nothing measured explains it")
         return cause
@@ -102,39 +103,35 @@ def floor_row(results, row):
     return (same or (rows if len(rows) == 1 else [None]))[0]
 
 
+def _below_floor_entry(results, row, key):
+    """The tool's entry for `row` below its own floor on `key` (`stepbench read`'s
+    `belowFloor`), or None when it is not below."""
+    return results.below_floor.get((row["scenario"], row["design"], row["threads"], _RANKED[key]))
+
+
 def below_floor(results, row, key="nsPerElement"):
-    """Why `row` measured below its own floor on `key` (None when it did not), from what the
-    results hold: the tool's harness warning; the counts the floor exceeds the row by (more
-    parks, preemptions, stale calls, inputs per round: the floor then did more than the row and
-    is no lower bound for it); else an interval that still reaches the floor's median (not
-    separated from the floor); else unexplained, and so not decided. No design can beat doing
-    nothing, so no such number is printed without one of these."""
-    ratio = row["summary"].get(_FLOOR_RATIO[key])
-    if ratio is None or ratio >= 1:
+    """Why `row` measured below its own floor on `key` (None when it did not), as the tool
+    decided it (`belowFloor`: its harness warning; the counts the floor exceeds the row by; an
+    interval that still reaches the floor's median; else unexplained, and so not decided). No
+    design can beat doing nothing, so no such number is printed without one of these."""
+    entry = _below_floor_entry(results, row, key)
+    if entry is None:
         return None
-    floor = floor_row(results, row)
-    text = f"{ratio:.2f}× its floor"
-    if any(w.startswith(f"{row['scenario']} {row['design']} ×{row['threads']}:") for w in results.harness_warnings):
+    text = f"{entry['ratio']:.2f}× its floor"
+    if entry["flagged"]:
         text += ", which the tool flags as a harness defect"
-    if floor is None:
+    cause, floor = entry["cause"], entry.get("floorMedian")
+    if cause == "floor-missing":
         return text + ", unexplained: the floor's row is not in these results; not decided"
-    mine, theirs = row["summary"].get("counts") or {}, floor["summary"].get("counts") or {}
-    more = [f"{_count_label(m)} ({theirs[m]:.3g} vs {mine[m]:.3g})" for m in (results.catalog or {}).get("countMetrics", [])
-            if m in theirs and m in mine and theirs[m] - mine[m] >= _SHOWN_COUNT]
-    if more:
+    if cause == "counts":
+        more = [f"{_count_label(c['metric'])} ({c['floor']:.3g} vs {c['row']:.3g})" for c in entry["counts"]]
         return text + f", which counted more {' and '.join(more)} than this row: no lower bound for it"
-    value, base = row["summary"][key], floor["summary"].get(key) or {}
-    if base.get("median") is not None and value["ciHigh"] >= base["median"]:
-        return text + f", not separated from it: its interval [{_fmt_ns(value['ciLow'])}–{_fmt_ns(value['ciHigh'])}] " \
-            f"holds the floor's {_fmt_ns(base['median'])}"
+    if cause == "not-separated":
+        return text + f", not separated from it: its interval [{_fmt_ns(entry['ciLow'])}–{_fmt_ns(entry['ciHigh'])}] " \
+            f"holds the floor's {_fmt_ns(floor)}"
     return text + (f", unexplained: the counts show no cause and the interval lies below the floor's "
-                   f"{_fmt_ns(base['median'])}; not decided" if base.get("median") is not None else
+                   f"{_fmt_ns(floor)}; not decided" if floor is not None else
                    ", unexplained: the counts show no cause; not decided")
-
-
-# The smallest count (per element, or per round) a verdict mentions, and the smallest
-# difference in counts the report calls a cause.
-_SHOWN_COUNT = 0.05
 
 
 def _count_label(metric):
@@ -253,7 +250,7 @@ def parked_verdict(results, decided=None):
         stats += _floor_note(results, c, "latencyP50", f" ({s['latencyP50RatioToFloor']:.2f}× its floor, which parks alike)")
     wakes = ", ".join(f"`{r['design']}` {r['summary']['counts'][m]:.2f} {_count_label(m)}"
                       for r in rows for m in (results.catalog or {}).get("countMetrics", [])
-                      if (r["summary"].get("counts") or {}).get(m, 0) >= _SHOWN_COUNT and "switches" not in m)
+                      if (r["summary"].get("counts") or {}).get(m, 0) >= results.count_named and "switches" not in m)
     floor = floor_row(results, c.first)
     if c.decided and decided is not None:
         decided.append((f"{parked} ×{c.first['threads']} (p50 latency)", c.first["design"]))

@@ -49,6 +49,10 @@ class Results:
     fewest: dict = field(default_factory=dict)
     #: the design targets of "What the API costs", each decided by the tool (`targets`)
     targets: list = field(default_factory=list)
+    #: the rows below their own floor with the tool's cause, by (scenario, design, threads,
+    #: metric) (`belowFloor`), and the smallest count per element a verdict names (`countNamed`)
+    below_floor: dict = field(default_factory=dict)
+    count_named: float | None = None
     #: each file's own machine fingerprint (its commit and dirty flag), in the order of `paths`:
     #: `machine` is the first file's with rows, and a combined report draws from every file
     machines: list = field(default_factory=list)
@@ -139,7 +143,10 @@ def load(paths):
                    rankings={(r["scenario"], r["threads"], r["metric"], r.get("field", "all")): r
                              for r in document["rankings"]},
                    fewest={(f["scenario"], f["field"]): f for f in document.get("fewest") or []},
-                   targets=document.get("targets") or [])
+                   targets=document.get("targets") or [],
+                   below_floor={(b["scenario"], b["design"], b["threads"], b["metric"]): b
+                                for b in document.get("belowFloor") or []},
+                   count_named=document["countNamed"])
 
 
 def _machine(path):

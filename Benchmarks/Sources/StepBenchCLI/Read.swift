@@ -8,7 +8,7 @@ extension StepBench {
             abstract:
                 "Print results files as one JSON document, read as every command reads them: what scripts/report draws.",
             discussion:
-                "Each file is checked (its schema and shape; an error names the file and the problem). Several are combined by `merge --combine --across-builds`'s rule, the one compare and the gate use: each row, profile and path measured by one file only (two that measured the same are refused, naming both); the machine, configuration and time are the first file's with rows. The document holds the combined file (`results`), the catalog it was written with (`catalog`), its machine kind (`machineID`), each file's rankings (`rankings`, as `stepbench rank` makes them: one file's rounds are never paired with another's) each peer's split into its library (its direct row) and its bridge to the stepper contract (`bridges`), the fewest exact instructions of each profiled scenario (`fewest`: decided unless another design counts as few) and the design targets of docs/METHOD.md, each decided (`targets`)."
+                "Each file is checked (its schema and shape; an error names the file and the problem). Several are combined by `merge --combine --across-builds`'s rule, the one compare and the gate use: each row, profile and path measured by one file only (two that measured the same are refused, naming both); the machine, configuration and time are the first file's with rows. The document holds the combined file (`results`), the catalog it was written with (`catalog`), its machine kind (`machineID`), each file's rankings (`rankings`, as `stepbench rank` makes them: one file's rounds are never paired with another's) each peer's split into its library (its direct row) and its bridge to the stepper contract (`bridges`), the fewest exact instructions of each profiled scenario (`fewest`: decided unless another design counts as few) the design targets of docs/METHOD.md, each decided (`targets`), and every row below its own floor with its cause (`belowFloor`: a harness defect, counts the floor exceeds it by, an interval that reaches the floor, else unexplained and not decided)."
         )
 
         @Argument(
@@ -29,6 +29,10 @@ extension StepBench {
             var fewest: [FewestCount]
             /// The design targets of "What the API costs", decided.
             var targets: [DesignTarget]
+            /// Every row below its own floor, with its cause (``BelowFloor``).
+            var belowFloor: [BelowFloor]
+            /// The smallest count per element a verdict names (``BelowFloor/countNamed``).
+            var countNamed: Double
         }
 
         func run() throws {
@@ -39,7 +43,8 @@ extension StepBench {
                 files: urls.map(\.relativePath), machineID: results.machine.machineID, catalog: results.writtenWith,
                 results: results,
                 rankings: inputs.flatMap(Ranking.rank), bridges: results.bridgeSplits,
-                fewest: FewestCount.rank(results), targets: DesignTarget.evaluate(results))
+                fewest: FewestCount.rank(results), targets: DesignTarget.evaluate(results),
+                belowFloor: BelowFloor.find(results), countNamed: BelowFloor.countNamed)
             print(String(decoding: try JSONOutput.encode(document), as: UTF8.self))
         }
     }
