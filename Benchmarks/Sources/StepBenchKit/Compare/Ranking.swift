@@ -138,9 +138,10 @@ public struct Ranking: Encodable, Equatable, Sendable {
             }
         }
         var result: [Ranking] = []
-        var seen = Set<String>()
+        // A question is a scenario at a thread count: a row's key without its subject.
+        var seen = Set<RowKey>()
         for row in file.rows where !row.scenario.isFloor {
-            let question = "\(row.scenario.rawValue) \(row.threads)"
+            let question = RowKey(scenario: row.scenario, design: .floor, threads: row.threads)
             guard !seen.contains(question) else { continue }
             seen.insert(question)
             let rows = file.rows.filter {

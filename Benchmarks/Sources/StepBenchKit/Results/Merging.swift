@@ -101,7 +101,7 @@ extension ResultsFile {
     {
         guard let first = files.first else { throw ResultsError("merge: no results files given") }
         func name(_ i: Int) -> String { names.map { i < $0.count ? $0[i] : "file \(i + 1)" } ?? "file \(i + 1)" }
-        var rows: [RowKey: Int] = [:], profiles: [String: Int] = [:]
+        var rows: [RowKey: Int] = [:], counted: [MeasureKey: Int] = [:]
         // a profile-only file's configuration is a placeholder: the first run's describes the rows
         var combined = files.first { !$0.rows.isEmpty } ?? first
         combined.rows = []
@@ -137,15 +137,15 @@ extension ResultsFile {
                 combined.rows.append(row)
             }
             for profile in file.profiles ?? [] {
-                let key = "the profile of \(profile.scenario.rawValue) \(profile.design)"
-                try once(profiles[key], key)
-                profiles[key] = i
+                let key = MeasureKey(profile.key, .instructionsPerElement)
+                try once(counted[key], "the profile of \(profile.scenario.rawValue) \(profile.design)")
+                counted[key] = i
                 combined.profiles = (combined.profiles ?? []) + [profile]
             }
             for path in file.paths ?? [] {
-                let key = "path \(path.path.rawValue) \(path.design)"
-                try once(profiles[key], key)
-                profiles[key] = i
+                let key = MeasureKey(path: path.path, path.design, .instructionsPerEvent)  // a path row's counts
+                try once(counted[key], "path \(path.path.rawValue) \(path.design)")
+                counted[key] = i
                 combined.paths = (combined.paths ?? []) + [path]
             }
             if let warnings = file.harnessWarnings {
