@@ -41,10 +41,22 @@ public struct Ranking: Encodable, Equatable, Sendable {
         case asynchronous
     }
 
+    /// One ranked measurement (its ``MeasureKey``: this question's scenario, threads and metric,
+    /// and the design measured), its median and repetitions. The JSON names the design.
     public struct Standing: Encodable, Equatable, Sendable {
-        public var design: Subject
+        public var key: MeasureKey
         public var median: Double
         public var repetitions: Int
+        public var design: Subject { key.subject }
+
+        private enum CodingKeys: String, CodingKey { case design, median, repetitions }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(design, forKey: .design)
+            try c.encode(median, forKey: .median)
+            try c.encode(repetitions, forKey: .repetitions)
+        }
     }
 
     public struct Pair: Encodable, Equatable, Sendable {
@@ -185,7 +197,11 @@ public struct Ranking: Encodable, Equatable, Sendable {
         }
         return Ranking(
             scenario: scenario, threads: threads, metric: metric,
-            standings: ordered.map { Standing(design: $0.0.design, median: $0.1, repetitions: $0.0.values.count) },
+            standings: ordered.map {
+                Standing(
+                    key: MeasureKey(RowKey(scenario: scenario, design: $0.0.design, threads: threads), metric),
+                    median: $0.1, repetitions: $0.0.values.count)
+            },
             pairs: pairs)
     }
 }
