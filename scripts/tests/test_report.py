@@ -367,18 +367,26 @@ def test_the_contention_verdict_never_cites_an_oversubscribed_row(tmp_path):
     assert over and not any("★" in l for l in over), table
 
 
-def test_rounds_that_reverse_the_medians_leave_one_consistent_statement(tmp_path):
-    """`atomic` has the lowest median, but round by round `mutex` is faster (a bimodal timing: in
-    five of eleven rounds atomic is 20 times slower): the tool marks the pair reversed, so the
-    verdict names no winner and says why, instead of naming atomic and then calling mutex faster."""
+def _reversed_pair(tmp_path):
+    """The fixture with, in the tool's per-element scenario, `atomic` lowest by median but `mutex`
+    faster round by round (a bimodal timing: in five of eleven rounds atomic is 20 times slower);
+    the results and that scenario."""
+    scenario = tool.catalog()["perElementScenario"]
     data = json.load(open(FIXTURE))
-    rows = {r["design"]: r for r in data["rows"] if r["scenario"] == "sync-step" and r["status"] == "ok"}
+    rows = {r["design"]: r for r in data["rows"] if r["scenario"] == scenario and r["status"] == "ok"}
     for design, row in rows.items():
         _measure(row, [100.0] * 11)
     _measure(rows["atomic"], [1.0] * 6 + [20.0] * 5)
     _measure(rows["mutex"], [1.02] * 6 + [2.0] * 5)
-    results = _write(tmp_path, data)
-    pair = next(p for p in results.rankings[("sync-step", 1, "ns_per_element", "all")]["pairs"]
+    return _write(tmp_path, data), scenario
+
+
+def test_rounds_that_reverse_the_medians_leave_one_consistent_statement(tmp_path):
+    """`atomic` has the lowest median, but round by round `mutex` is faster (`_reversed_pair`): the
+    tool marks the pair reversed, so the verdict names no winner and says why, instead of naming
+    atomic and then calling mutex faster."""
+    results, scenario = _reversed_pair(tmp_path)
+    pair = next(p for p in results.rankings[(scenario, 1, "ns_per_element", "all")]["pairs"]
                 if {p["faster"], p["slower"]} == {"atomic", "mutex"})
     assert pair["faster"] == "atomic" and pair["reversed"], pair  # the premise: the tool's rounds reverse it
     first = report.verdict(results)[0]
@@ -480,13 +488,7 @@ def test_a_reversed_pair_is_called_for_the_rounds_not_a_tie(tmp_path):
     """The figures' round-by-round claim on the same reversed pair as above: `mutex` is faster
     round by round though `atomic`'s median is lower, so the claim names mutex faster, never a tie."""
     from scripts.stepbench_report import figures
-    data = json.load(open(FIXTURE))
-    rows = {r["design"]: r for r in data["rows"] if r["scenario"] == "sync-step" and r["status"] == "ok"}
-    for design, row in rows.items():
-        _measure(row, [100.0] * 11)
-    _measure(rows["atomic"], [1.0] * 6 + [20.0] * 5)
-    _measure(rows["mutex"], [1.02] * 6 + [2.0] * 5)
-    results = _write(tmp_path, data)
+    results, scenario = _reversed_pair(tmp_path)
     m = next(m for m in figures.measures(results) if m.metric == "ns_per_element")
     said = figures._round_by_round(results, m, [d for d in results.designs() if d not in figures.peers(results)])
-    assert said.startswith("sync-step ×1 ns/element: `mutex` is faster than `atomic` ("), said
+    assert said.startswith(f"{scenario} ×1 ns/element: `mutex` is faster than `atomic` ("), said

@@ -50,24 +50,14 @@ extension StepBench {
         var pairs = 20
 
         func validate() throws {
-            for (flag, path) in [("--a", a), ("--b", b)] where !FileManager.default.isExecutableFile(atPath: path) {
-                throw ValidationError("\(flag): \(path) is not an executable (a release stepbench)")
-            }
+            try PathCheck.executable(a, "--a", what: "a release stepbench")
+            try PathCheck.executable(b, "--b", what: "a release stepbench")
             guard batch >= 1, looks >= 1, budget > 0 else {
                 throw ValidationError("--batch and --looks must be at least 1 and --budget positive")
             }
             guard batch * looks >= 3 else { throw ValidationError("--batch × --looks must give at least 3 pairs") }
             guard pairs >= 3 else { throw ValidationError("--pairs must be at least 3, got \(pairs)") }
-            if let out {
-                do {
-                    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-                } catch {
-                    throw ValidationError("--out: cannot make the folder \(out) (\(error.localizedDescription))")
-                }
-                guard FileManager.default.isWritableFile(atPath: out) else {
-                    throw ValidationError("--out: cannot write to \(out)")
-                }
-            }
+            if let out { try PathCheck.folder(out, "--out") }
             _ = try StepBench.validating { try designs() }
             if let noise {
                 try StepBench.validating { try RunConfiguration.checkWritable(URL(fileURLWithPath: noise)) }

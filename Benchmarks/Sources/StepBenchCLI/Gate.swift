@@ -21,13 +21,10 @@ struct GateWork: ParsableArguments {
 
     func folder() throws -> (url: URL, temporary: Bool) {
         if let work {
-            let url = URL(fileURLWithPath: work)
-            do {
-                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            } catch {
-                throw ResultsError("--work: cannot make the folder \(work) (\(error.localizedDescription))")
+            // found at run time: a failure (its message), not a usage error
+            do { return (try PathCheck.folder(work, "--work"), false) } catch let e as ValidationError {
+                throw ResultsError(e.message)
             }
-            return (url, false)
         }
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-gate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -116,9 +113,7 @@ extension StepBench.Gate {
             guard (baseTool == nil) == (baseTree == nil) else {
                 throw ValidationError("--base-tool and --base-tree go together")
             }
-            if let baseTool, !FileManager.default.isExecutableFile(atPath: baseTool) {
-                throw ValidationError("--base-tool: \(baseTool) is not an executable")
-            }
+            if let baseTool { try PathCheck.executable(baseTool, "--base-tool") }
             if let baseline, !FileManager.default.fileExists(atPath: baseline) {
                 throw ValidationError(
                     "--baseline: no file \(baseline); make one with scripts/regress --update-baseline")
@@ -226,9 +221,7 @@ extension StepBench.Gate {
         @OptionGroup var work: GateWork
 
         func validate() throws {
-            if let tool, !FileManager.default.isExecutableFile(atPath: tool) {
-                throw ValidationError("--tool: \(tool) is not an executable")
-            }
+            if let tool { try PathCheck.executable(tool, "--tool") }
             try StepBench.validating { try RunConfiguration.checkWritable(URL(fileURLWithPath: output)) }
         }
 

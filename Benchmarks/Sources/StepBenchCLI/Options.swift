@@ -59,3 +59,29 @@ func resultsURL(_ path: String) -> URL {
 func printError(_ text: String) {
     FileHandle.standardError.write(Data(text.utf8))
 }
+
+/// What the commands check of the paths they are given, written once: a bad one is named by its
+/// flag.
+enum PathCheck {
+    /// `path`, given as `flag`, is an executable (`what` it should be, for the message).
+    static func executable(_ path: String, _ flag: String, what: String = "a stepbench") throws {
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw ValidationError("\(flag): \(path) is not an executable (\(what))")
+        }
+    }
+
+    /// The folder `path`, given as `flag`, made if missing and writable.
+    @discardableResult
+    static func folder(_ path: String, _ flag: String) throws -> URL {
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw ValidationError("\(flag): cannot make the folder \(path) (\(error.localizedDescription))")
+        }
+        guard FileManager.default.isWritableFile(atPath: path) else {
+            throw ValidationError("\(flag): cannot write to \(path)")
+        }
+        return url
+    }
+}
