@@ -33,6 +33,14 @@ extension StepBench {
             var belowFloor: [BelowFloor]
             /// The smallest count per element a verdict names (``BelowFloor/countNamed``).
             var countNamed: Double
+            /// The answer to each question of the run (``Verdict``): a winner, an equivalence
+            /// within the margin, or open; the per-element question with its exact counts.
+            var verdicts: [Verdict]
+            /// The equivalence margin the verdicts use (``Ranking/equivalenceMargin``).
+            var equivalenceMargin: Double
+            /// What else ran while the run timed (``Quietness``), with its verdict.
+            var quietness: Quietness?
+            var disturbed: Bool?
         }
 
         func run() throws {
@@ -44,7 +52,12 @@ extension StepBench {
                 results: results,
                 rankings: inputs.flatMap(Ranking.rank), bridges: results.bridgeSplits,
                 fewest: FewestCount.rank(results), targets: DesignTarget.evaluate(results),
-                belowFloor: BelowFloor.find(results), countNamed: BelowFloor.countNamed)
+                belowFloor: BelowFloor.find(results), countNamed: BelowFloor.countNamed,
+                verdicts: Verdict.decide(
+                    results, rankings: inputs.first { !$0.rows.isEmpty }.map(Ranking.rank) ?? [],
+                    profiles: results.profiles),
+                equivalenceMargin: Ranking.equivalenceMargin, quietness: results.quietness,
+                disturbed: results.quietness?.disturbed)
             print(String(decoding: try JSONOutput.encode(document), as: UTF8.self))
         }
     }

@@ -79,6 +79,12 @@ extension StepBench {
         )
         var measuringProtocol: MeasuringProtocol?
 
+        @Option(
+            help: ArgumentHelp(
+                "After the timing pass, add rounds to each verdict question the rounds left open (neither a winner separated from every other design nor an equivalence within the tool's margin), between its contenders only, until each is decided or this many seconds are spent; 0: none. Not with --fork.",
+                valueName: "seconds"))
+        var decide: Double = 0
+
         var scenarios: [ScenarioKind] { measuringProtocol?.scenarios ?? selection.scenario ?? ScenarioKind.allCases }
 
         func makeConfiguration() throws -> RunConfiguration {
@@ -113,6 +119,14 @@ extension StepBench {
                         "--protocol \(measuringProtocol.rawValue): none of the designs of --design is measured by it (timing measures the designs whose counts are exact: \(StepBenchKit.Gate.designs(among: SteppingDesign.described).map(\.rawValue).joined(separator: ", ")))"
                     )
                 }
+            }
+            guard decide >= 0, decide.isFinite else {
+                throw ValidationError("--decide must be 0 (add no rounds) or a number of seconds, e.g. 150")
+            }
+            if decide > 0 && (fork || pass != .both) {
+                throw ValidationError(
+                    "--decide adds rounds to the timing pass of a run in one child process: not with --fork or --pass \(pass.rawValue)"
+                )
             }
             guard watchdog > 0 else { throw ValidationError("--watchdog must be positive, e.g. 120") }
             guard !Contention.isCounting else {
@@ -172,10 +186,22 @@ extension StepBench {
                     }
                     timing = try ResultsFile.mergedPerProcess(processes)
                 } else {
+                    let window = Quietness.Reading.now()
                     printError("— timing pass (child process, jemalloc thread caches on)\n")
                     Interruption.during("the timing pass")
                     timing = try PassRequest(configuration, pass: .timing, orderSeed: seed).ask(
                         Child.process, environment: threadCaches, watchdog: watchdog)
+                    if decide > 0 {
+                        printError("— deciding: rounds added to the open questions (at most \(Int(decide)) s)\n")
+                        Interruption.during("the rounds added to decide (the timing pass had finished)")
+                        var deciding = Deciding(budget: decide) { c in
+                            try PassRequest(c, pass: .timing, orderSeed: c.orderSeed ?? seed).ask(
+                                Child.process, environment: threadCaches, watchdog: watchdog)
+                        }
+                        deciding.progress = { printError("\($0)\n") }
+                        timing = try deciding.extend(timing, configuration: configuration, seed: seed)
+                    }
+                    timing.quietness = window.finish()
                 }
                 // the passes after it count over the elements the timing pass sized
                 configuration.sizedElements = timing.rows.map(\.elements)
@@ -220,6 +246,14 @@ extension StepBench {
             try file.write(to: url)
             if let latest { try file.write(to: latest) }
             print(SummaryTable.render(file))
+            for verdict in Verdict.decide(file) {
+                printError("verdict \(verdict.summary)\n")
+            }
+            if let quietness = file.quietness {
+                printError(
+                    "while timing, \(quietness.summary)\(quietness.disturbed ? ": DISTURBED, the verdicts may be the load's" : "")\n"
+                )
+            }
             printError("results written to \(url.path)\(latest.map { " and \($0.lastPathComponent)" } ?? "")\n")
             for warning in file.harnessWarnings ?? [] {
                 printError("WARNING: \(warning)\n")

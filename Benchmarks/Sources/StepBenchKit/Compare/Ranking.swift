@@ -72,6 +72,9 @@ public struct Ranking: Encodable, Equatable, Sendable {
         /// The interval lies wholly below 1: `slower` (by median) is faster round by round (a
         /// bimodal timing can put the medians and the rounds at odds).
         public let reversed: Bool
+        /// The interval lies wholly inside ±``Ranking/equivalenceMargin`` (1/(1+m) to 1+m): the
+        /// two are equivalent within the margin, a decided tie.
+        public let equivalent: Bool
 
         /// `interval`: the ratio and its interval (nil with too few rounds), which decide
         /// `separated` and `reversed`.
@@ -80,6 +83,7 @@ public struct Ranking: Encodable, Equatable, Sendable {
             (ratio, ciLow, ciHigh) = (interval?.center, interval?.low, interval?.high)
             separated = interval.map { $0.low > 1 } ?? false
             reversed = interval.map { $0.high < 1 } ?? false
+            equivalent = interval.map { Ranking.withinMargin($0.low) && Ranking.withinMargin($0.high) } ?? false
         }
     }
 
@@ -87,6 +91,15 @@ public struct Ranking: Encodable, Equatable, Sendable {
     public static let level = 0.95
     /// Rounds a pair needs before it can be separated.
     public static let minimumRounds = 3
+    /// The equivalence margin m, declared once: two designs whose ratio's interval lies wholly
+    /// inside 1/(1+m) to 1+m are equivalent within ±m (a decided tie; both one-sided tests at
+    /// the interval's 2.5% each). At most ±10%: a user cannot act on a wider "the same".
+    public static let equivalenceMargin = 0.10
+
+    /// Whether `ratio` lies inside ±``equivalenceMargin``.
+    public static func withinMargin(_ ratio: Double) -> Bool {
+        ratio >= 1 / (1 + equivalenceMargin) && ratio <= 1 + equivalenceMargin
+    }
 
     /// The first standing, if it is separated from every other; nil when it ties with one (or
     /// one is faster round by round).

@@ -39,6 +39,12 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     /// `--watchdog`): their rows are missing from ``profiles`` and ``paths``, the profile went on
     /// without them. Absent when none did (and in timing runs and older files).
     public var profileFaults: [ProfileFault]? = nil
+    /// What else ran while the run timed (``Quietness``; `stepbench run`). Absent in other
+    /// files and older runs.
+    public var quietness: Quietness? = nil
+    /// The rounds `stepbench run --decide` added to the questions its first pass left open
+    /// (``Deciding``), in order. Absent when it added none.
+    public var addedRounds: [AddedRounds]? = nil
 
     /// A target of `stepbench profile` whose child crashed or hung: a scenario (``profiles``'
     /// rows) or the paths of one subject (``paths``' rows).
