@@ -16,8 +16,10 @@ naming a missing file or an unknown NAME, or one left open, is an error naming t
 its line, and nothing is written.
 
 --check writes nothing: exit 1 naming each block that differs from what the files give (the
-document, the block and the first differing line), or each table outside a block that quotes
-measured values (see ``measured_tables``). Exit 0: every figure agrees.
+document, the block and the first differing line), each table outside a block that quotes
+measured values (see ``measured_tables``), and each results file a block names that is no run of
+the code as it stands (``stale_sources``: a dirty tree, or measured code changed since its
+commit). Exit 0: every figure agrees.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from . import tool
+from . import history_cause, tool
 from .results import ResultsError, floor_in, load
 
 OPEN = re.compile(r"^<!-- figures:(?P<name>[a-z0-9-]+) from (?P<files>\S.*?) -->$")
@@ -280,20 +282,30 @@ def measures(results, wide=False):
             and (m.key == "instructions" and results.profiles or results.ok_rows(m.scenario))]
 
 
+def verdict_of(results, m):
+    """The tool's verdict of the question row `m` measures (`stepbench read`'s `verdicts`), or None."""
+    return next((v for (sc, t, metric, _), v in results.verdicts.items()
+                 if (sc, t, metric) == (m.scenario, m.threads, m.metric)), None) if m.metric else None
+
+
 def best_decided(results, m, designs):
-    """The design the tool decides has the lowest value in row `m` among the designs without the
-    peers (`designs`): for exact instructions their fewest (`fewest`), for a timing its ranking's
-    best (separated round by round from every other); None where it decides none, and on
-    allocations."""
+    """The designs the tool decides lead row `m` among the designs without the peers
+    (`designs`), as a set: for exact instructions their fewest (`fewest`); for a timing the
+    question's verdict (its winner, or the designs equivalent within the margin), where the
+    question is one the verdict asks, else the ranking's best (separated round by round from
+    every other); empty where it decides none, and on allocations."""
     values = {d for d in designs if m.value(results, d) is not None}
     if m.key == "instructions":
         decision = results.fewest.get((m.scenario, "designs")) or {}
     elif m.metric:
+        v = verdict_of(results, m)
+        if v is not None:
+            return set(v["leaders"]) if v["decided"] and set(v["leaders"]) <= values else set()
         decision = results.rankings.get((m.scenario, m.threads, m.metric, "designs")) or {}
     else:  # allocations: the table says what they are, and decides nothing on them
-        return None
-    return decision.get("best") if decision.get("best") in values and values <= {
-        s["design"] for s in decision.get("standings", [])} else None
+        return set()
+    return {decision["best"]} if decision.get("best") in values and values <= {
+        s["design"] for s in decision.get("standings", [])} else set()
 
 
 def floor_cell(results, m, with_ci=False):
@@ -314,14 +326,15 @@ def floor_cell(results, m, with_ci=False):
 def designs_table(results, wide=False):
     designs = [d for d in results.designs() if d not in peers(results)]
     out = ["Medians of the run's repetitions" + (" [95% interval]" if wide else "")
-           + "; **bold**: the fewest exact instructions, or the fastest where the rounds separate it from every "
-             "other design (`stepbench rank`); no bold: not decided by this run.", "",
+           + "; **bold**: the fewest exact instructions, or the question's decided answer (the tool's verdict: the "
+             "fastest, separated round by round from every other design, or the designs equivalent within the "
+             "margin); no bold: not decided by this run.", "",
            "| | " + " | ".join(f"`{d}`" for d in designs) + " | own floor |",
            "|---|" + "---:|" * len(designs) + "---|"]
     for m in measures(results, wide):
         best = best_decided(results, m, designs)
         cells = [m.cell(results, d, wide) for d in designs]
-        cells = [f"**{c}**" if d == best else c for d, c in zip(designs, cells)]
+        cells = [f"**{c}**" if d in best else c for d, c in zip(designs, cells)]
         out.append(f"| {m.row_name()} | " + " | ".join(cells) + f" | {floor_cell(results, m, wide)} |")
     return out
 
@@ -371,6 +384,11 @@ def _round_by_round(results, m, designs):
     pair = ranking_pair(results, m.scenario, m.threads, m.metric, first, second)
     winner = decided_faster(pair)
     what = f"{m.scenario} ×{m.threads} {'p50' if m.metric == 'latency_p50' else 'ns/element'}"
+    v = verdict_of(results, m)
+    if v is not None and v["outcome"] == "equivalent" and second in v["leaders"]:
+        return f"{what}: `{first}` and `{second}` are equivalent within ±{v['margin']:.0%} ({interval(pair)})"
+    if v is not None and not v["decided"]:
+        return f"{what}: not decided between `{first}` and `{second}` ({interval(pair)})"
     if winner:
         loser = second if winner == first else first
         return f"{what}: `{winner}` is faster than `{loser}` ({interval(pair)})"
@@ -707,11 +725,54 @@ def update(paths):
     return list(fresh)
 
 
+def measured_changes(commit, head="HEAD", root=None):
+    """The paths of measured code (the library, the peers, the scenarios and the harness that
+    measures: ``history_cause.kind_of``, the rule `scripts/history` judges change points by)
+    that changed between `commit` and `head`, or None when git does not know `commit`."""
+    root = root or tool.ROOT
+    done = subprocess.run(["git", "-C", root, "diff", "--name-only", commit, head], capture_output=True, text=True)
+    if done.returncode != 0:
+        return None
+    return [p for p in done.stdout.split() if history_cause.kind_of(p) is not None]
+
+
+def stale_sources(path, root=None):
+    """For each results or profile file the blocks of `path` name: a message when it is no
+    run of the code as it stands — made from a dirty tree, of a commit git does not know, or of
+    a commit after which measured code changed (re-run scripts/bench and commit its run)."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    named = dict.fromkeys(f for b in blocks(path, lines) for f in b.files if f.endswith(".json"))
+    problems = []
+    for name in named:
+        machine = load([os.path.join(root or tool.ROOT, name)]).machines[0]
+        commit = machine.get("gitCommit", "")
+        if machine.get("gitDirty"):
+            problems.append(f"{name} was measured on a tree with uncommitted changes (at {commit[:10]}): no published "
+                            f"figure comes from one; re-run scripts/bench on a clean checkout and commit its run")
+            continue
+        changed = measured_changes(commit, root=root)
+        if changed is None:
+            problems.append(f"{name} was measured at {commit[:10]}, a commit this repository does not know: "
+                            f"re-run scripts/bench and commit its run")
+        elif changed:
+            shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
+            problems.append(f"{name} was measured at {commit[:10]}; measured code changed since ({shown}): its "
+                            f"figures describe code that no longer exists. Re-run scripts/bench on this machine kind "
+                            f"and commit its run")
+    return problems
+
+
 def check(paths):
     """Every disagreement, one message per line (empty: every figure agrees)."""
     problems = []
+    stale = {}
     for path in paths:
         shown = os.path.relpath(path)
+        for problem in stale_sources(path):
+            if problem not in stale:
+                stale[problem] = shown
+                problems.append(f"{shown}: {problem}")
         for b, line, want, have in differences(path):
             problems.append(f"{shown}:{line}: block '{b.name}' disagrees with {' '.join(b.files)}:\n"
                             f"    expected: {want}\n    found:    {have}")

@@ -41,13 +41,24 @@ class Contest:
     ahead: list
     #: Why else `first` cannot be named: a time below its own floor that nothing explains.
     doubts: list = field(default_factory=list)
+    #: The designs the tool's verdict finds equivalent to `first` within its margin (a decided
+    #: tie), each drawn with its pair's interval.
+    equivalent: list = field(default_factory=list)
+    #: The tool's verdict of the question (`stepbench read`'s `verdicts`), if it asked it.
+    verdict: dict | None = None
 
     def why_undecided(self):
         """Why no winner, in words, with each pair's interval (see INTERVALS)."""
         parts = []
         if self.ties:
             shown = self.ties[:3] + ([f"{len(self.ties) - 3} more"] if len(self.ties) > 3 else [])
-            parts.append(f"the rounds do not separate it from {', '.join(shown)}")
+            v = self.verdict
+            if v:
+                could = f"; its rounds could tell {v['detectable']:.2f}× apart" if v.get("detectable") else ""
+                parts.append(f"after {v['rounds']} rounds they neither separate it from {', '.join(shown)} nor put "
+                              f"{'it' if len(self.ties) == 1 else 'them'} within ±{v['margin']:.0%} of it{could}")
+            else:
+                parts.append(f"the rounds do not separate it from {', '.join(shown)}")
         if self.ahead:
             parts.append(f"round by round {', '.join(self.ahead)} {'is' if len(self.ahead) == 1 else 'are'} faster "
                          f"(the medians and the rounds disagree)")
@@ -67,7 +78,8 @@ class Contest:
 # What a pair's numbers are, said once under the verdict.
 INTERVALS = ("In a tie, `x` (r× [low–high]) is x's time over the named design's, round by round (the run measures every "
              "design in the same rounds), with its 95% interval; a winner is named only where every such interval lies "
-             "above 1 (`stepbench rank`).")
+             "above 1, an equivalence only where each lies inside the tool's margin, and a question neither decides is "
+             "not decided (`stepbench read`'s verdicts, on `stepbench rank`'s pairs).")
 
 
 def contest(results, scenario, threads, key="nsPerElement", among="all"):
@@ -90,8 +102,19 @@ def contest(results, scenario, threads, key="nsPerElement", among="all"):
         p = pairs.get(design)
         return (f"`{design}` ({_fmt_interval(p)})" if p and p.get("ratio") is not None
                 else f"`{design}` ({p['rounds'] if p else 0} rounds: too few to tell)")
+    verdict = results.verdicts.get((scenario, threads, _RANKED[key], among))
+    if verdict and verdict["first"] == ranking["first"]:
+        # the tool's answer: a winner, the first with its equivalents, or open (its open pairs)
+        return Contest(rows[ranking["first"]], verdict["decided"], [shown(d) for d in verdict["open"]],
+                       [shown(d) for d in ranking.get("ahead", []) if d in verdict["open"]],
+                       equivalent=[shown(d) for d in verdict["leaders"][1:]], verdict=verdict)
     return Contest(rows[ranking["first"]], ranking.get("best") is not None,
                    [shown(d) for d in ranking.get("ties", [])], [shown(d) for d in ranking.get("ahead", [])])
+
+
+def leaders(c):
+    """The designs a decided Contest names: its winner, or the first and its equivalents."""
+    return (c.verdict or {}).get("leaders") or [c.first["design"]]
 
 
 def floor_row(results, row):
@@ -142,9 +165,30 @@ def _headline(question, c, stats):
     """One consistent statement: the winner with its numbers, or "no decided winner" with the
     median-best's numbers and why the rounds leave it undecided."""
     name = f"`{c.first['design']}`"
+    if c.decided and c.equivalent:
+        names = ", ".join([name] + [e.split(" ")[0] for e in c.equivalent])
+        margin = c.verdict["margin"]
+        return (f"**{question}: {names}, equivalent within ±{margin:.0%}** — by median {name}, {stats}; "
+                f"round by round {', '.join(c.equivalent)} within ±{margin:.0%} of it "
+                f"({c.verdict['rounds']} rounds).")
     if c.decided:
         return f"**{question}: {name}** — {stats}."
+    if c.verdict:
+        return f"**{question}: not decided** — by median {name}, {stats}; {c.why_undecided()}."
     return f"**{question}: no decided winner** — by median {name}, {stats}; {c.why_undecided()}."
+
+
+def _exact(c):
+    """The per-element question's exact instructions (the tool's verdict carries them from the
+    profile): the first's, against its equivalents' or open rivals', else the runner-up's."""
+    counts = {e["design"]: e["instructionsPerElement"] for e in (c.verdict or {}).get("exact") or []}
+    first = c.first["design"]
+    if first not in counts:
+        return ""
+    v = c.verdict
+    others = [d for d in (v["leaders"][1:] + v["open"]) if d in counts] or [d for d in counts if d != first][:1]
+    said = ", ".join(f"`{d}` {counts[d]:,.0f} ({counts[d] - counts[first]:+,.0f})" for d in others)
+    return f"; exact (callgrind): `{first}` {counts[first]:,.0f} instructions/element" + (f" against {said}" if said else "")
 
 
 def _floor_note(results, c, key, plain):
@@ -171,10 +215,10 @@ def verdict(results, winners=None):
         if s.get("ratioToFloor"):
             stats += _floor_note(results, c, "nsPerElement", f", {s['ratioToFloor']:.1f}× its floor (the same "
                                  f"upstream into a plain subscriber)")
-        stats += f", {s['allocationsPerElement']['median']:.2f} allocations/element"
+        stats += f", {s['allocationsPerElement']['median']:.2f} allocations/element" + _exact(c)
         lines.append(_headline("Synchronous `.more` (one thread)", c, stats))
         if c.decided:
-            winners.append((f"{per_element} ×1", c.first["design"]))
+            winners += [(f"{per_element} ×1", d) for d in leaders(c)]
     c = contest(results, cross_thread, 2, "latencyP50") if cross_thread else None
     if c:
         s = c.first["summary"]
@@ -185,11 +229,14 @@ def verdict(results, winners=None):
         stats += f", p99 {_fmt_ns(s['latencyP99']['median'])}"
         lines.append(_headline(f"Promise fulfilled on another thread ({cross_thread} ×2, p50 latency)", c, stats))
         if c.decided:
-            winners.append((f"{cross_thread} ×2 (p50 latency)", c.first["design"]))
+            winners += [(f"{cross_thread} ×{c.first['threads']} (p50 latency)", d) for d in leaders(c)]
     line = contention_verdict(results, winners)
     if line:
         lines.append(line)
     line = parked_verdict(results, winners)
+    if line:
+        lines.append(line)
+    line = cancel_verdict(results, winners)
     if line:
         lines.append(line)
     asynchronous = [(d, results.row(per_element, d, 1)) for d in results.asynchronous_designs()]
@@ -202,7 +249,25 @@ def verdict(results, winners=None):
                           f"`{base['design']}`, {r['summary']['allocationsPerElement']['median']:.2f} allocations)"
                           for d, r in asynchronous)
         lines.append(f"**Delivered on their own executor** ({per_element}, per element): {parts}.")
-    return lines[:4]
+    return lines[:5]
+
+
+def cancel_verdict(results, decided=None):
+    """`cancel()` racing the inputs (the catalog's cancelScenario), by p50 latency from `cancel()`
+    to upstream cancelled, at the threads the tool asks it (its verdict). `decided` collects the
+    decided (scenario ×threads, design)s."""
+    scenario = results.role("cancelScenario")
+    asked = [k for k in results.verdicts if k[0] == scenario and k[2] == _RANKED["latencyP50"] and k[3] == "all"]
+    c = contest(results, scenario, asked[0][1], "latencyP50") if asked else None
+    if not c:
+        return None
+    s = c.first["summary"]
+    stats = f"p50 {_fmt_ns(s['latencyP50']['median'])} from `cancel()` to upstream cancelled"
+    if s.get("latencyP50RatioToFloor"):
+        stats += _floor_note(results, c, "latencyP50", f" ({s['latencyP50RatioToFloor']:.2f}× its floor)")
+    if c.decided and decided is not None:
+        decided += [(f"{scenario} ×{c.first['threads']} (p50 latency)", d) for d in leaders(c)]
+    return _headline(f"Cancel racing the inputs ({scenario} ×{c.first['threads']}, p50 latency)", c, stats)
 
 
 def contention_verdict(results, decided=None):
@@ -220,11 +285,14 @@ def contention_verdict(results, decided=None):
         s = c.first["summary"]
         stats = (f"`{c.first['design']}` {_fmt_ns(s['nsPerElement']['median'])}/element"
                  + (f" ({cause})" if (cause := c.doubt_below_floor(results, "nsPerElement")) else ""))
+        if c.decided and c.equivalent:
+            stats += f", {', '.join(c.equivalent)} within ±{c.verdict['margin']:.0%} of it (equivalent)"
+        undecided = "not decided" if c.verdict else "no decided winner"
         parts.append(f"{scenario} ×{threads}: " + (stats if c.decided else
-                                                   f"no decided winner, by median {stats}; {c.why_undecided()}"))
-        winners.append(c.first["design"] if c.decided else None)
+                                                   f"{undecided}, by median {stats}; {c.why_undecided()}"))
+        winners.append(c.first["design"] if c.decided and not c.equivalent else None)
         if c.decided and decided is not None:
-            decided.append((f"{scenario} ×{threads}", c.first["design"]))
+            decided += [(f"{scenario} ×{threads}", d) for d in leaders(c)]
     if not parts:
         return None
     over = sorted({r["threads"] for sc in results.role("contendedScenarios") or [] for r in results.ok_rows(sc)
@@ -253,7 +321,7 @@ def parked_verdict(results, decided=None):
                       if (r["summary"].get("counts") or {}).get(m, 0) >= results.count_named and "switches" not in m)
     floor = floor_row(results, c.first)
     if c.decided and decided is not None:
-        decided.append((f"{parked} ×{c.first['threads']} (p50 latency)", c.first["design"]))
+        decided += [(f"{parked} ×{c.first['threads']} (p50 latency)", d) for d in leaders(c)]
     return (_headline(f"Delivered on their own executor, promise fulfilled on another thread ({parked} "
                       f"×{c.first['threads']}, hand-offs that park)", c, stats)
             + (f" Per element: {wakes}." if wakes else "")
@@ -297,7 +365,10 @@ def relative_table(results):
             continue
         for threads in sorted({r["threads"] for r in results.ok_rows(scenario)}):
             over = any(r.get("oversubscribed") for r in results.ok_rows(scenario) if r["threads"] == threads)
-            c = None if over else contest(results, scenario, threads)
+            # a star answers a question decided on time per element (the tool's verdict), never
+            # one decided on a latency (there, a time per round would name another design)
+            asked = (scenario, threads, _RANKED["nsPerElement"], "all") in results.verdicts or not results.verdicts
+            c = None if over or not asked else contest(results, scenario, threads)
             cells = {k: [] for k in tables}
             for d in designs:
                 row = results.row(scenario, d, threads)
@@ -310,7 +381,7 @@ def relative_table(results):
                 s = row["summary"]
                 median = s["nsPerElement"]["median"]
                 ns = f"{median:,.0f}" if median >= 100 else f"{median:.1f}"
-                cells["ns"].append(f"**{ns}** ★" if c and c.decided and row is c.first else ns)
+                cells["ns"].append(f"**{ns}** ★" if c and c.decided and d in leaders(c) else ns)
                 ratio = s.get("ratioToSeed")
                 cells["seed"].append("–" if ratio is None else f"{ratio:.2f}×")
                 ratio = s.get("ratioToFloor")
@@ -512,6 +583,33 @@ def _method(folder, section, text):
     return f"[{text}]({path}#{anchor})"
 
 
+def quietness_section(results) -> list[str]:
+    """What else ran while the run timed, as the tool measured it (`quietness`): a verdict drawn
+    while others kept the machine busy says so."""
+    q = results.quietness
+    if not q:
+        return []
+    load = " → ".join(f"{x:.2f}" for x in q.get("loadAverage") or [])
+    busy = q["otherCPUSeconds"] / q["seconds"] if q["seconds"] else 0
+    said = (f"other processes kept {busy:.2f} cores busy over the {q['seconds']:.0f} s it timed"
+            + (f" (load average {load})" if load else ""))
+    if results.disturbed:
+        return [f"**The machine was busy while this run timed**: {said}. The verdicts above may be the load's; "
+                "run `scripts/bench` again on a quiet machine.", ""]
+    lines = [f"While this run timed, {said}: a quiet machine."]
+    if results.added_rounds:
+        per = {}
+        for a in results.added_rounds:
+            key = f"{a['scenario']} ×{a['threads']}"
+            rounds, designs = per.get(key, (0, a["designs"]))
+            per[key] = (rounds + a["rounds"], designs)
+        lines[0] += (" After its first pass it added rounds to the questions still open, between their contenders "
+                     "alone (`stepbench run --decide`): "
+                     + "; ".join(f"{k}, {n} rounds of {', '.join(f'`{d}`' for d in ds)}" for k, (n, ds) in per.items())
+                     + ".")
+    return lines + [""]
+
+
 def build(args, results, folder):
     charts.use_design_order(results.designs())  # every chart colours a design alike
     m = results.machine
@@ -524,14 +622,16 @@ def build(args, results, folder):
           f"hand-off {results.configuration.get('handoff')}.", "", "## Verdict", ""]
     winners = []
     md += [f"{i + 1}. {line}" for i, line in enumerate(verdict(results, winners))] + ["", INTERVALS, ""]
+    md += quietness_section(results)
     md += cost_section(results, folder, winners)
     compared = comparison(args, results)
     md += change_section(compared)
     per_round = ", ".join(x for x in results.scenarios() if results.unit(x) != "element" and not results.is_floor(x))
     md += [f"## Speed relative to `{results.role('referenceDesign')}` and to the floor", "",
            f"Median ns/element in every row{f' ({per_round}: per round)' if per_round else ''}, never a latency (p50 latency "
-           f"is in the verdict and the latency charts); ★ = fastest in the row, decided by the rounds "
-           f"(separated from every other, round by round; none in a tie or an oversubscribed row). Then each over "
+           f"is in the verdict and the latency charts); ★ = the verdict's answer where its question is decided on "
+           f"time per element: the winner separated from every other round by round, or the designs equivalent within "
+           f"the margin (none in an open question, an oversubscribed row or a row not asked on time per element). Then each over "
            f"`{results.role('referenceDesign')}`'s, and over the scenario's own floor "
            f"({_method(folder, 'How it measures', 'a floor of its shape')}).", ""]
     md += relative_table(results)

@@ -59,6 +59,16 @@ class Results:
     #: each peer's split into its library (its direct row) and its bridge to the stepper contract,
     #: as the tool computes it (`stepbench read`'s `bridges`)
     bridges: list = field(default_factory=list)
+    #: the tool's answer to each question of the run by (scenario, threads, metric, field)
+    #: (`stepbench read`'s `verdicts`: winner, equivalent within the margin, open or alone)
+    verdicts: dict = field(default_factory=dict)
+    #: the equivalence margin the verdicts use (the tool's `equivalenceMargin`)
+    equivalence_margin: float | None = None
+    #: what else ran while the run timed (`quietness`), and whether that disturbed it
+    quietness: dict | None = None
+    disturbed: bool = False
+    #: the rounds `run --decide` added to open questions (`addedRounds`), in order
+    added_rounds: list = field(default_factory=list)
 
 
     def ok_rows(self, scenario=None):
@@ -146,7 +156,11 @@ def load(paths):
                    targets=document.get("targets") or [],
                    below_floor={(b["scenario"], b["design"], b["threads"], b["metric"]): b
                                 for b in document.get("belowFloor") or []},
-                   count_named=document["countNamed"])
+                   count_named=document["countNamed"],
+                   verdicts={(v["scenario"], v["threads"], v["metric"], v["field"]): v
+                             for v in document.get("verdicts") or []},
+                   equivalence_margin=document.get("equivalenceMargin"), quietness=document.get("quietness"),
+                   disturbed=bool(document.get("disturbed")), added_rounds=data.get("addedRounds") or [])
 
 
 def _machine(path):

@@ -156,3 +156,47 @@ def test_a_ratio_is_claimed_only_where_the_rounds_decide_it():
     said = " ".join(figures.peers_said(Fixed(results)))
     claimed = said.split(":")[0]
     assert f"`{peers[0]}`" not in claimed and f"not decided against `{peers[0]}`" in said
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
+def test_the_published_runs_are_of_the_code_as_it_stands(document):
+    """Every results file a block names is a clean run of a commit after which no measured code
+    (the library, the peers, the scenarios, the harness) changed: whoever changes measured code
+    re-runs scripts/bench on their machine kind and commits the run."""
+    found = figures.stale_sources(str(document))
+    assert not found, "\n".join(found)
+
+
+def _clone(tmp_path):
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--shared", str(ROOT), str(clone)], check=True)
+    for k, v in (("user.email", "test@example.invalid"), ("user.name", "test")):
+        subprocess.run(["git", "-C", str(clone), "config", k, v], check=True)
+    return clone
+
+
+def test_a_planted_stale_run_is_named(tmp_path):
+    """A change to the library committed after the published run's commit fails the check,
+    naming the file and the changed source; a change to the docs alone does not."""
+    clone = _clone(tmp_path)
+    readme = str(clone / "README.md")
+    assert figures.stale_sources(readme, root=str(clone)) == []
+    (clone / "docs" / "METHOD.md").write_text((clone / "docs" / "METHOD.md").read_text() + "\n")
+    subprocess.run(["git", "-C", str(clone), "commit", "-qam", "docs only"], check=True)
+    assert figures.stale_sources(readme, root=str(clone)) == []
+    source = clone / "Sources" / "Stepping" / "SteppingDesign.swift"
+    source.write_text(source.read_text() + "\n// a planted change of measured code\n")
+    subprocess.run(["git", "-C", str(clone), "commit", "-qam", "planted"], check=True)
+    found = figures.stale_sources(readme, root=str(clone))
+    assert found and all("Sources/Stepping/SteppingDesign.swift" in f and "Re-run scripts/bench" in f for f in found)
+
+
+def test_a_planted_dirty_run_is_named(tmp_path):
+    clone = _clone(tmp_path)
+    readme = clone / "README.md"
+    named = [f for b in figures.blocks(str(readme), lines_of(readme)) for f in b.files if f.endswith(".json")]
+    data = json.loads((clone / named[0]).read_text())
+    data["machine"]["gitDirty"] = True
+    (clone / named[0]).write_text(json.dumps(data))
+    found = figures.stale_sources(str(readme), root=str(clone))
+    assert any(named[0] in f and "uncommitted changes" in f for f in found)
