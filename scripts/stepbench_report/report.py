@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -439,28 +440,69 @@ def cost_section(results, folder, winners) -> list[str]:
 _RUN_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{6}Z\.json$")
 
 
+#: What a run's configuration must share with an earlier run for the two to be compared: the
+#: same preset, threads, warm-up, elements and repetition budget (the repetitions and the order
+#: seed only change how much was sampled).
+_SAME_SETTINGS = ("preset", "threads", "warmup", "elementsOverride", "repetitionBudget", "handoff")
+
+
+def _is_ancestor(older, newer):
+    """Whether commit `older` is `newer` or an ancestor of it (False when git cannot tell)."""
+    done = subprocess.run(["git", "-C", tool.ROOT, "merge-base", "--is-ancestor", older, newer], capture_output=True)
+    return done.returncode == 0
+
+
 def previous_run(results):
-    """The run before this one in its folder (the history `scripts/bench` keeps: a time-stamped
-    file per run, `profile-<time>.json` beside it): the newest run file created before this
-    one's, with its profile when there is one; None when there is none."""
+    """The run this one is compared with in its folder (the history `scripts/bench` keeps: a
+    time-stamped file per run, `profile-<time>.json` beside it): among the runs created before
+    this one with the same settings (``_SAME_SETTINGS``), the newest made on a clean tree at
+    this run's commit or an ancestor of it, else the newest of them; with its profile when there
+    is one; None when there is none."""
     folder = os.path.dirname(os.path.abspath(results.paths[0]))
     mine = {os.path.realpath(p) for p in results.paths}
-    best = None
+    head = (results.machines[0] if results.machines else results.machine).get("gitCommit", "")
+    settings = {k: results.configuration.get(k) for k in _SAME_SETTINGS}
+    candidates = []
     for name in sorted(os.listdir(folder)):
         path = os.path.join(folder, name)
         if not _RUN_FILE.match(name) or os.path.realpath(path) in mine:
             continue
         try:
             with open(path) as f:
-                created = json.load(f).get("createdAt")
+                data = json.load(f)
         except (OSError, ValueError):
             continue  # not a results file this report can read: it is not the history's
-        if created and created < results.created_at and (best is None or created > best[0]):
-            best = (created, path)
-    if best is None:
+        created = data.get("createdAt")
+        if not created or created >= results.created_at:
+            continue
+        if {k: (data.get("configuration") or {}).get(k) for k in _SAME_SETTINGS} != settings:
+            continue
+        machine = data.get("machine") or {}
+        clean = not machine.get("gitDirty") and _is_ancestor(machine.get("gitCommit", ""), head)
+        candidates.append((clean, created, path))
+    if not candidates:
         return None
-    profile = os.path.join(folder, "profile-" + os.path.basename(best[1]))
-    return [best[1]] + ([profile] if os.path.exists(profile) else [])
+    best = max(candidates)[2]
+    profile = os.path.join(folder, "profile-" + os.path.basename(best))
+    return [best] + ([profile] if os.path.exists(profile) else [])
+
+
+def lineage(base_commit, head_commit):
+    """Words on what lies between a baseline's commit and this run's: how many commits, and
+    whether measured code changed (``figures.measured_changes``); None when git cannot tell."""
+    if not base_commit or not head_commit:
+        return None
+    if base_commit == head_commit:
+        return "the same commit"
+    done = subprocess.run(["git", "-C", tool.ROOT, "rev-list", "--count", f"{base_commit}..{head_commit}"],
+                          capture_output=True, text=True)
+    changed = figures.measured_changes(base_commit, head_commit)
+    if done.returncode != 0 or changed is None:
+        return None
+    n = int(done.stdout.strip() or 0)
+    code = (f"measured code changed in {len(changed)} file{'' if len(changed) == 1 else 's'}" if changed
+            else "no measured code changed")
+    return f"{n} commit{'' if n == 1 else 's'} before this run's; {code}"
 
 
 def _one_file(paths, work):
@@ -498,14 +540,17 @@ def _compare(base, results, fmt):
 def comparison(args, results):
     """This run against the baseline given, else the previous run of its folder's history, as
     `stepbench compare` decides it: (words naming what it was compared with, the tool's JSON
-    document), or None when there is nothing to compare with."""
+    document, what lies between the two commits in words or None), or None when there is
+    nothing to compare with."""
     against = _against(args, results)
     if against is None:
         return None
     try:
-        return against[1], json.loads(_compare(against[0], results, "json"))
+        document = json.loads(_compare(against[0], results, "json"))
     except ValueError as e:
         raise ResultsError(f"stepbench compare wrote no JSON ({e})")
+    head = (results.machines[0] if results.machines else results.machine).get("gitCommit")
+    return against[1], document, lineage(document.get("baselineCommit"), head)
 
 
 def _shown(r):
@@ -521,10 +566,12 @@ def change_section(compared) -> list[str]:
     md = ["## Did anything get slower?", ""]
     if compared is None:
         return md + ["No baseline given and no earlier run in this run's folder: nothing to compare it with "
-                     "(`scripts/report --baseline OLD.json NEW.json`; each `scripts/bench` adds a run).", ""]
-    words, document = compared
+                     "(an earlier run counts when its preset, threads, warm-up, elements and repetition budget are "
+                     "this run's; `scripts/report --baseline OLD.json NEW.json`; each `scripts/bench` adds a run).", ""]
+    words, document = compared[:2]
     rows = document["rows"]
     commit = (document.get("baselineCommit") or "?")[:10]
+    between = compared[2] if len(compared) > 2 else None
     both = [r for r in rows if not r["verdict"].startswith("only-in-")]
     slower = [r for r in rows if r["verdict"] in ("regression", "failed")]
     faster = [r for r in rows if r["verdict"] == "improvement"]
@@ -532,8 +579,10 @@ def change_section(compared) -> list[str]:
     alone = Counter(r["verdict"] for r in rows if r["verdict"].startswith("only-in-"))
     how = ("its 95% interval widened by this machine kind's noise profile" if document.get("noiseProfile")
            else "its 95% interval; no noise profile, so no timing row can be called slower")
-    head = f"**{len(slower)} row{'' if len(slower) == 1 else 's'} slower**" if slower else "**Nothing slower**"
-    md.append(f"{head} against {words} (commit `{commit}`): `stepbench compare` decides each row on {how}. "
+    head = (f"**{len(slower)} row{'' if len(slower) == 1 else 's'} slower**" if slower
+            else f"**No row slower** of the {len(both)} both runs measured")
+    md.append(f"{head} against {words} (commit `{commit}`{f': {between}' if between else ''}): "
+              f"`stepbench compare` decides each row on {how}. "
               f"{len(both)} rows in both: {tally or 'none'}"
               + (f"; {alone['only-in-current']} only in this run" if alone["only-in-current"] else "")
               + (f", {alone['only-in-baseline']} only in the other" if alone["only-in-baseline"] else "") + ".")
@@ -553,7 +602,7 @@ def regression_section(compared):
     if compared is None:
         return ["No baseline given and no earlier run to compare with (`scripts/report --baseline OLD.json NEW.json` "
                 "adds the regression table)."]
-    words, document = compared
+    words, document = compared[:2]
     rows = document["rows"]
     both = [r for r in rows if not r["verdict"].startswith("only-in-")]
 
