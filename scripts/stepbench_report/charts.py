@@ -63,6 +63,31 @@ def _duration(value, _pos=None):
     return f"{value:g} ns"
 
 
+def _log_axis(ax, formatter):
+    """A log y axis with one tick style: labelled major ticks at 1, 2 and 5 per decade (more
+    where the data span less than a decade, so that a short axis still has labels), each in
+    `formatter`'s unit words (1k, 2 µs, 5 ms), and unlabelled minor ticks: matplotlib's own
+    labels mixed "1k" with "9×10²" on axes shorter than a decade."""
+    ax.set_yscale("log")
+    low, high = ax.get_ylim()
+    subs = (1.0, 2.0, 5.0) if high > 30 * max(low, 1e-12) else (1.0, 1.5, 2.0, 3.0, 5.0, 7.0)
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=subs))
+    ax.yaxis.set_major_formatter(FuncFormatter(formatter))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _mark_oversubscribed(ax, results, threads_seen):
+    """Shades the thread counts above the machine's cores: spinning threads then wait for the
+    scheduler, and the suite shows those points without deciding on them."""
+    cores = (results.machine or {}).get("cores") or 0
+    over = sorted(t for t in threads_seen if cores and t > cores)
+    if not over:
+        return
+    span = ax.axvspan(cores + 0.5, max(over) + 0.5, color="#999999", alpha=0.15,
+                      label=f"oversubscribed (> {cores} cores): shown, not decided")
+    span.set_gid("oversubscribed")
+
+
 def _slant_design_names(ax):
     """Design names under bars, slanted: ten of them level ran into each other."""
     ax.tick_params(axis="x", labelrotation=20)
@@ -82,9 +107,14 @@ def throughput_single(results, scenario, path, threads):
     values = [results.row(scenario, d, threads)["summary"]["elementsPerSecond"] for d in designs]
     medians = [v["median"] for v in values]
     err = [[m - v["ciLow"] for m, v in zip(medians, values)], [v["ciHigh"] - m for m, v in zip(medians, values)]]
-    bars = ax.bar(designs, medians, yerr=err, capsize=4, color=[COLORS.get(d, "#333333") for d in designs])
-    for d, bar in zip(designs, bars):
-        bar.set_gid(f"series-{d}")
+    # dots on a log axis (a bar's length from an arbitrary bottom would say nothing)
+    for i, (d, m) in enumerate(zip(designs, medians)):
+        dot = ax.errorbar([i], [m], yerr=[[err[0][i]], [err[1][i]]], fmt=MARKERS.get(d, "o"), capsize=4, markersize=8,
+                          color=COLORS.get(d, "#333333"))
+        dot.lines[0].set_gid(f"series-{d}")
+    ax.set_xticks(range(len(designs)))
+    ax.set_xticklabels(designs)
+    ax.set_xlim(-0.6, len(designs) - 0.4)
     floor_name = results.floor_of(scenario)
     floor = results.ok_rows(floor_name)[0] if floor_name else None
     if floor:
@@ -93,15 +123,13 @@ def throughput_single(results, scenario, path, threads):
         line.set_gid("series-floor")
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     ax.set_yscale("log")
-    # Limits set, not autoscaled: bars rise from 0, which a log axis cannot show, and when the
-    # labels were laid out first the autoscale drew them hanging from the top.
     span = [v["ciLow"] for v in values] + [v["ciHigh"] for v in values]
     if floor:
         span.append(floor["summary"]["elementsPerSecond"]["median"])
     span = [v for v in span if v > 0]
     if span:
         ax.set_ylim(min(span) / 1.3, max(span) * 1.3)
-    ax.yaxis.set_major_formatter(FuncFormatter(_si))
+    _log_axis(ax, _si)
     ax.set_ylabel(f"{results.unit(scenario)}s/s (log scale; higher is better)")
     ax.set_title(f"{scenario} ({threads} thread{'s' if threads > 1 else ''}): throughput per design (median, 95% CI)")
     _slant_design_names(ax)
@@ -140,12 +168,12 @@ def throughput_vs_threads(results, scenario, path):
             ys = [per * x if results.scales_with_threads(scenario) else per for x in xs]
         (line,) = ax.plot(xs, ys, linestyle="--", color=COLORS[FLOOR], label=f"floor ({floor_name})")
         line.set_gid("series-floor")
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(FuncFormatter(_si))
+    _mark_oversubscribed(ax, results, threads_seen)
+    _log_axis(ax, _si)
     ax.set_ylabel(f"{results.unit(scenario)}s/s (log scale; higher is better)")
     ax.set_xlabel("threads")
     ax.set_xticks(sorted(threads_seen) or [1])
-    ax.set_title(f"{scenario}: throughput vs threads (median, 95% CI)")
+    ax.set_title(f"{scenario}: throughput vs threads (median, 95% CI)", loc="left")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     _save(fig, path)
 
@@ -179,11 +207,10 @@ def latency_distribution(results, scenario, path):
     ticks = [50, 90, 99, 99.9, 99.99]
     ax.set_xticks([_percentile_x(p) for p in ticks])
     ax.set_xticklabels([f"p{p:g}" for p in ticks])
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(FuncFormatter(_duration))
+    _log_axis(ax, _duration)
     ax.set_xlabel("percentile (log-spaced tail)")
     ax.set_ylabel("latency (log scale; lower is better)")
-    ax.set_title(f"{scenario}: latency distribution (median of repetitions)")
+    ax.set_title(f"{scenario}: latency distribution (median of repetitions)", loc="left")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     _save(fig, path)
 
@@ -218,10 +245,20 @@ def instruction_bars(results, path):
     rows.sort(key=lambda p: order.get(p["design"], 99))
     designs = [p["design"] for p in rows]
     values = [p["instructionsPerElement"] for p in rows]
-    bars = ax.bar(designs, values, color=[COLORS.get(d, "#333333") for d in designs])
-    for d, bar, v in zip(designs, bars, values):
-        bar.set_gid(f"series-{d}")
-        ax.annotate(f"{v:,.0f}", (bar.get_x() + bar.get_width() / 2, v), ha="center", va="bottom", fontsize=9)
+    log = bool(values) and max(values) > 20 * max(min(values), 1)  # one design dwarfs the others
+    if log:  # dots on a log axis: a bar's length from an arbitrary bottom would say nothing
+        for i, (d, v) in enumerate(zip(designs, values)):
+            (dot,) = ax.plot([i], [v], marker=MARKERS.get(d, "o"), markersize=8, linestyle="none",
+                             color=COLORS.get(d, "#333333"))
+            dot.set_gid(f"series-{d}")
+            ax.annotate(f"{v:,.0f}", (i, v), xytext=(0, 7), textcoords="offset points", ha="center", fontsize=9)
+        ax.set_xticks(range(len(designs)))
+        ax.set_xticklabels(designs)
+    else:
+        bars = ax.bar(designs, values, color=[COLORS.get(d, "#333333") for d in designs])
+        for d, bar, v in zip(designs, bars, values):
+            bar.set_gid(f"series-{d}")
+            ax.annotate(f"{v:,.0f}", (bar.get_x() + bar.get_width() / 2, v), ha="center", va="bottom", fontsize=9)
     floor_name = results.floor_of(scenario, profiles=True)
     floor = [p for p in results.profiles if p["scenario"] == floor_name]
     if floor:
@@ -237,11 +274,11 @@ def instruction_bars(results, path):
     if floor or api:
         ax.legend(loc="upper left", frameon=False)
     ax.set_title(f"{scenario}: instructions per element (callgrind, exact)")
-    if values and max(values) > 20 * max(min(values), 1):  # one design dwarfs the others
+    if log:
         ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(FuncFormatter(_si))
+        ax.set_ylim(min(values) / 1.5, max(values) * 2.5)
+        _log_axis(ax, _si)
         ax.set_ylabel("instructions / element (log scale)")
-        ax.set_ylim(top=max(values) * 2.5)
     else:
         ax.set_ylabel("instructions / element")
         ax.set_ylim(0, max(values + [1]) * 1.18)
@@ -250,9 +287,10 @@ def instruction_bars(results, path):
 
 
 def repetition_strips(results, scenario, threads, path):
-    """Every repetition of every design (and the floor) as a point, ns/element on a log scale:
-    the distribution a median summarises. Hollow: the scheduler preempted or migrated a thread
-    during that repetition (stepbench/2 `scheduling`)."""
+    """Every repetition of every design (and the floor) as a point, time per element on a log
+    scale: the distribution a median summarises. (Hollow points once marked a repetition the
+    scheduler preempted or migrated; on these VMs that is nearly every one, so the marks carried
+    nothing: the counts table gives context switches per element.)"""
     fig, ax = plt.subplots(figsize=(7, 3.8))
     floor_name = results.floor_of(scenario)
     entries = [(d, results.row(scenario, d, threads)) for d in results.designs()]
@@ -265,22 +303,19 @@ def repetition_strips(results, scenario, threads, path):
     for x, (design, row) in enumerate(entries):
         reps = row.get("repetitions") or []
         ys = [r["elapsedNanoseconds"] / r["elements"] for r in reps]
-        disturbed = [bool(r.get("scheduling") and (r["scheduling"]["involuntarySwitches"] or r["scheduling"]["migrations"]))
-                     for r in reps]
         n = len(ys)
         xs = [x + (0.5 - (i + 0.5) / n) * 0.5 if n > 1 else x for i in range(n)]
         color = COLORS.get(design, "#333333")
-        faces = ["none" if d else color for d in disturbed]
-        points = ax.scatter(xs, ys, s=22, facecolors=faces, edgecolors=color, linewidths=1.2)
+        points = ax.scatter(xs, ys, s=16, color=color, alpha=0.8, linewidths=0)
         points.set_gid(f"series-{design}")
     ax.set_xticks(range(len(entries)))
     ax.set_xticklabels([d for d, _ in entries])
     _slant_design_names(ax)
     ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(FuncFormatter(_duration))
-    ax.set_ylabel("ns per element, each repetition")
+    _log_axis(ax, _duration)
+    ax.set_ylabel("time per element, each repetition")
     unit = f"{threads} thread{'s' if threads > 1 else ''}"
-    ax.set_title(f"{scenario} ({unit}): every repetition (hollow: preempted or migrated)")
+    ax.set_title(f"{scenario} ({unit}): every repetition")
     _save(fig, path)
 
 
@@ -346,6 +381,7 @@ def history_trend(history, scenario, path):
         ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0) if top / bottom < 100 else (1.0,)))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}×"))
         ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
         _history_x(ax, runs)
         _mark_change_points(ax, marks)
         any_marks = any_marks or bool(marks)
@@ -393,7 +429,7 @@ def history_instructions(history, results, path):
     if top > 20 * max(bottom, 1):  # one design dwarfs the others: a log scale keeps them apart
         ax.set_yscale("log")
         ax.set_ylim(max(bottom, 1) * 0.6, top * 2.5)  # headroom for the commit labels
-        ax.yaxis.set_major_formatter(FuncFormatter(_si))
+        _log_axis(ax, _si)
         ax.set_ylabel("instructions / element (log scale)")
     else:
         ax.set_ylim(0, top * 1.15)  # headroom for the commit labels

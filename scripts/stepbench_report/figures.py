@@ -660,6 +660,49 @@ def _marked(lines, index):
     return False
 
 
+#: A measured figure in prose: a duration in ns or µs, a ratio with decimals (1.25×, ×1.27) or
+#: a whole one (25×), or a count of instructions (1,058 instructions). Milliseconds and seconds
+#: in prose are settings here (a 20 ms request, a 0.2 s budget), a bare count is a setting or a
+#: tally (4,000 inputs, 9,800 series), and ×2 after a scenario is its thread count.
+MEASURED_IN_PROSE = re.compile(
+    r"(?<![\w.,])(\d[\d,]*(\.\d+)?\s?(ns|µs|us)\b|\d+(\.\d+)?×(?!\s?\d)|×\d+\.\d+|\d[\d,]*\s+instructions\b)")
+#: A commit named in prose (`8a3d099`, "at 41a2c91"): 7 to 40 hex digits, at least one a digit.
+COMMIT = re.compile(r"(?<![\w/])(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?![\w/])")
+
+
+def measured_prose(document, lines):
+    """(line, text) of each paragraph outside every figures block, fenced code block and table
+    that names a measured figure (``MEASURED_IN_PROSE``) without naming the commit it was
+    measured at: a paragraph may record a measurement of the past as a dated fact, but today's
+    figures and winners are the blocks' (drawn from the committed run)."""
+    inside = set()
+    for b in blocks(document, lines):
+        inside.update(range(b.start, b.end + 1))
+    found, fenced, paragraph = [], False, []
+
+    def close():
+        text = " ".join(lines[j] for j in paragraph)
+        hit = MEASURED_IN_PROSE.search(text)
+        if hit and not COMMIT.search(text):
+            line = next(j for j in paragraph if MEASURED_IN_PROSE.search(lines[j])) if any(
+                MEASURED_IN_PROSE.search(lines[j]) for j in paragraph) else paragraph[0]
+            found.append((line + 1, lines[line].strip()))
+        paragraph.clear()
+
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if line.startswith("```"):
+            fenced = not fenced
+            close()
+            continue
+        if fenced or i in inside or not line or line.startswith("|") or line.startswith("<!--") or line.startswith("#"):
+            close()
+            continue
+        paragraph.append(i)
+    close()
+    return found
+
+
 # ---------------------------------------------------------------------------------------------
 # Updating and checking documents
 
@@ -778,6 +821,10 @@ def check(paths):
                             f"    expected: {want}\n    found:    {have}")
         with open(path) as f:
             lines = f.read().split("\n")
+        for line, text in measured_prose(path, lines):
+            problems.append(f"{shown}:{line}: prose outside any figures block names a measured figure without the "
+                            f"commit it was measured at (quote today's figures through a block, or date the "
+                            f"measurement: 'measured at <commit>'):\n    {text[:160]}")
         for line, text in measured_tables(path, lines):
             problems.append(f"{shown}:{line}: a table outside any figures block quotes measured values "
                             f"(make it a block, link the report, or mark it `<!-- measured at COMMIT: why -->`):\n"

@@ -686,21 +686,22 @@ def build(args, results, folder):
     md += relative_table(results)
     md += ["", "Oversubscribed: more threads than cores, shown and never decided "
            f"({_method(folder, 'Reading a verdict', 'reading a verdict')}).", ""]
-    md += ["## Throughput vs threads", ""]
+    # Each scenario's charts under one heading, the chart of the metric its verdict is decided on
+    # first (a latency for the questions decided on p50), the other after it.
+    md += ["## Throughput and latency, per scenario", "",
+           "Each scenario's verdict metric first: the latency distribution where the verdict decides on p50 "
+           "latency, else throughput against threads (oversubscribed thread counts shaded).", ""]
+    by_latency = {v["scenario"] for v in results.verdicts.values() if v["metric"] == _RANKED["latencyP50"]}
     for scenario in results.scenarios():
         if results.is_floor(scenario) or not results.ok_rows(scenario):
             continue
-        name = f"throughput-{scenario}.svg"
-        charts.throughput_vs_threads(results, scenario, os.path.join(folder, name))
-        md += [f"![{scenario} throughput]({name})", ""]
-    md += ["## Latency", ""]
-    for scenario in [x for x in results.scenarios() if not results.is_floor(x)]:
-        if not any(r["summary"].get("latencyP50") for r in results.ok_rows(scenario)):
-            continue
-        if results.ok_rows(scenario):
+        shown = [f"throughput-{scenario}.svg"]
+        charts.throughput_vs_threads(results, scenario, os.path.join(folder, shown[0]))
+        if any(r["summary"].get("latencyP50") for r in results.ok_rows(scenario)):
             name = f"latency-{scenario}.svg"
             charts.latency_distribution(results, scenario, os.path.join(folder, name))
-            md += [f"![{scenario} latency]({name})", ""]
+            shown = [name] + shown if scenario in by_latency else shown + [name]
+        md += [f"### {scenario}", ""] + [f"![{scenario} {n.split('-')[0]}]({n})" for n in shown] + [""]
     md += ["## Allocations and instructions per element", ""]
     per_element = results.role("perElementScenario")
     if results.ok_rows(per_element):
@@ -720,8 +721,8 @@ def build(args, results, folder):
     md += split_section(results, folder)
     md += bridge_section(results)
     md += ["## Repetitions and the scheduler", "",
-           "One point per repetition (ns/element, log scale); hollow: preempted or migrated "
-           f"({_method(folder, 'How it measures', 'the scheduler, per repetition')}).", ""]
+           "One point per repetition (time per element, log scale); what the scheduler did in them (context "
+           f"switches per element) is in the table below ({_method(folder, 'How it measures', 'the scheduler, per repetition')}).", ""]
     for scenario in results.scenarios():
         if results.is_floor(scenario) or not results.ok_rows(scenario):
             continue

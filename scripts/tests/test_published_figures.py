@@ -3,6 +3,7 @@ a generated block (scripts/figures) that agrees with the committed files it name
 marked as measured at a named commit."""
 import copy
 import json
+import os
 import pathlib
 import subprocess
 
@@ -200,3 +201,64 @@ def test_a_planted_dirty_run_is_named(tmp_path):
     (clone / named[0]).write_text(json.dumps(data))
     found = figures.stale_sources(str(readme), root=str(clone))
     assert any(named[0] in f and "uncommitted changes" in f for f in found)
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
+def test_no_prose_outside_a_block_names_a_figure_of_today(document):
+    found = figures.measured_prose(str(document), lines_of(document))
+    assert not found, "\n".join(f"{document.relative_to(ROOT)}:{line}: {text[:120]}" for line, text in found)
+
+
+def test_a_planted_number_in_prose_is_named(tmp_path):
+    """A figure written into prose by hand fails --check, naming the line; the same sentence
+    dated with the commit it was measured at passes."""
+    planted = tmp_path / "PLANTED.md"
+    planted.write_text("# A document\n\nOn this machine `atomic` takes 213 ns per element, 1.25× faster than `mutex`.\n")
+    found = figures.measured_prose(str(planted), lines_of(planted))
+    assert [line for line, _ in found] == [3]
+    planted.write_text("# A document\n\nMeasured at b362855: `atomic` took 213 ns per element.\n")
+    assert figures.measured_prose(str(planted), lines_of(planted)) == []
+
+
+def _bold_by_row(document, block_name):
+    """{row name: the designs set in bold} of the designs table in `document`'s block."""
+    lines = lines_of(document)
+    block = next(b for b in figures.blocks(str(document), lines) if b.name == block_name)
+    table = [line for line in lines[block.start:block.end] if line.startswith("|")]
+    header = [c.strip().strip("`") for c in table[0].strip("|").split("|")]
+    out = {}
+    for line in table[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        out[cells[0]] = {header[i] for i, c in enumerate(cells) if i and c.startswith("**")}
+    return block, out
+
+
+def test_one_winner_per_question_everywhere():
+    """README's designs block, METHOD's and the committed report's verdict name, for each question
+    the tool decides, the designs its verdict names (its winner, or the designs equivalent within
+    the margin), and none where it decides none."""
+    readme_block, readme = _bold_by_row(ROOT / "README.md", "designs")
+    _, method = _bold_by_row(ROOT / "docs" / "METHOD.md", "method-designs")
+    results = load([str(ROOT / f) for f in readme_block.files])
+    designs = [d for d in results.designs() if d not in figures.peers(results)]
+    checked = 0
+    for m in figures.measures(results):
+        v = figures.verdict_of(results, m)
+        if v is None:
+            continue
+        leaders = set(v["leaders"]) if v["decided"] else set()
+        want = leaders if leaders <= set(designs) else set()
+        assert readme.get(m.row_name()) == want, (m.row_name(), readme.get(m.row_name()), v)
+        assert method.get(m.row_name()) == want, (m.row_name(), method.get(m.row_name()), v)
+        checked += 1
+    assert checked >= 3
+    report = (ROOT / os.path.dirname(readme_block.files[0]) / "report" / "REPORT.md").read_text()
+    lines = report.split("## Verdict")[1].split("\n## ")[0].splitlines()
+    for v in results.verdicts.values():
+        where = f"{v['scenario']} ×{v['threads']}"
+        line = next(x for x in lines if where in x or (v["role"] == "perElement" and "Synchronous `.more`" in x))
+        said = line.split(f"{where}: ")[1].split(";")[0] if v["role"] == "contended" else line.split("**")[1]
+        if v["decided"]:
+            assert "not decided" not in said and all(f"`{d}`" in said for d in v["leaders"]), (said, v)
+        else:
+            assert "not decided" in said, (said, v)

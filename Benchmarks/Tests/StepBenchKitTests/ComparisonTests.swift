@@ -100,6 +100,30 @@ struct ComparisonTests {
         #expect(verdicts(other)["ns_per_element"] == .noDriftEstimate)
     }
 
+    @Test("an exact allocation count over other elements is no regression: a repetition's fixed set-up shows per element")
+    func test_compare_exactAllocationsOverOtherElementsAreNotCompared() throws {
+        // a run sized a combination down to half the elements (its warm-up projected a slow
+        // repetition): the same 120 set-up allocations a repetition read 0.012 per element before
+        // and 0.024 now. Before the fix: a REGRESSION of an exact count, 2.000× (async-park mutex
+        // ×2 in a fresh scripts/bench here, against the committed run).
+        var base = Self.file(scale: 1, allocations: 120)
+        var half = Self.file(scale: 0.5, allocations: 120)
+        for f in [0, 1] {
+            if f == 0 { base.rows[0].allocationsExact = true } else { half.rows[0].allocationsExact = true }
+        }
+        half.rows[0].elements = 5_000
+        for i in half.rows[0].repetitions.indices { half.rows[0].repetitions[i].elements = 5_000 }
+        let c = Comparison.compare(baseline: base, current: half)
+        let row = try #require(c.rows.first { $0.metric == .allocationsPerElement })
+        #expect(row.verdict == .information, "\(row)")
+        #expect(c.regressions.isEmpty)
+        // over the same elements the count is held exactly, as before
+        var more = Self.file(scale: 1, allocations: 240)
+        more.rows[0].allocationsExact = true
+        let same = Comparison.compare(baseline: base, current: more)
+        #expect(same.rows.first { $0.metric == .allocationsPerElement }?.verdict == .regression)
+    }
+
     @Test func test_compare_timingDependentAllocationsAreComparedLikeTimings() {
         // the count of a design whose counts follow the schedule is timing: 22 → 25 per element
         // is not an exact regression.

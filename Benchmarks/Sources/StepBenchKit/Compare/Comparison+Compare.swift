@@ -68,6 +68,11 @@ extension Comparison {
     /// regression), and the contention counters of a counting pass where one thread runs a
     /// design that delivers synchronously (nothing can contend, so each must stay where it is,
     /// within ``contentionTolerance``).
+    /// The element counts a row's repetitions counted their allocations over.
+    static func countedOver(_ row: ResultsFile.Row) -> Set<Int> {
+        Set(row.repetitions.map { $0.countedElements ?? $0.elements })
+    }
+
     static func exactCountRows(_ old: ResultsFile.Row, _ cur: ResultsFile.Row) -> [Row] {
         func exact(_ metric: Metric, _ a: Double, _ b: Double, tolerance: Double) -> Row {
             Row(exact: cur.key, metric, a, b, exactVerdict(a, b, tolerance: tolerance))
@@ -75,10 +80,13 @@ extension Comparison {
         var rows: [Row] = []
         if allocationsAreExact(cur) {
             let tolerance = allocationTolerance(of: cur.key)
-            rows.append(
-                exact(
-                    .allocationsPerElement, Statistics.median(old.repetitions.map(\.allocationsPerElement)),
-                    Statistics.median(cur.repetitions.map(\.allocationsPerElement)), tolerance: tolerance))
+            var row = exact(
+                .allocationsPerElement, Statistics.median(old.repetitions.map(\.allocationsPerElement)),
+                Statistics.median(cur.repetitions.map(\.allocationsPerElement)), tolerance: tolerance)
+            // Counted over other elements (a run sized the row down at its warm-up), a
+            // repetition's fixed set-up shows per element at another rate: shown, not held.
+            if countedOver(old) != countedOver(cur) { row.verdict = .information }
+            rows.append(row)
         }
         if contentionIsExact(cur) {
             for (metric, count) in Metric.contention {
