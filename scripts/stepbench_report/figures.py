@@ -385,9 +385,9 @@ def _round_by_round(results, m, designs):
     winner = decided_faster(pair)
     what = f"{m.scenario} ×{m.threads} {'p50' if m.metric == 'latency_p50' else 'ns/element'}"
     v = verdict_of(results, m)
-    if v is not None and v["outcome"] == "equivalent" and second in v["leaders"]:
+    if not winner and v is not None and v["outcome"] == "equivalent" and second in v["leaders"]:
         return f"{what}: `{first}` and `{second}` are equivalent within ±{v['margin']:.0%} ({interval(pair)})"
-    if v is not None and not v["decided"]:
+    if not winner and v is not None:
         return f"{what}: not decided between `{first}` and `{second}` ({interval(pair)})"
     if winner:
         loser = second if winner == first else first

@@ -461,7 +461,11 @@ def previous_run(results):
     folder = os.path.dirname(os.path.abspath(results.paths[0]))
     mine = {os.path.realpath(p) for p in results.paths}
     head = (results.machines[0] if results.machines else results.machine).get("gitCommit", "")
-    settings = {k: results.configuration.get(k) for k in _SAME_SETTINGS}
+    def settings_of(configuration):  # files written before the preset was named say "profile"
+        c = dict(configuration or {})
+        c.setdefault("preset", c.get("profile"))
+        return {k: c.get(k) for k in _SAME_SETTINGS}
+    settings = settings_of(results.configuration)
     candidates = []
     for name in sorted(os.listdir(folder)):
         path = os.path.join(folder, name)
@@ -475,7 +479,7 @@ def previous_run(results):
         created = data.get("createdAt")
         if not created or created >= results.created_at:
             continue
-        if {k: (data.get("configuration") or {}).get(k) for k in _SAME_SETTINGS} != settings:
+        if settings_of(data.get("configuration")) != settings:
             continue
         machine = data.get("machine") or {}
         clean = not machine.get("gitDirty") and _is_ancestor(machine.get("gitCommit", ""), head)

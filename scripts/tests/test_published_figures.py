@@ -257,7 +257,8 @@ def test_one_winner_per_question_everywhere():
     for v in results.verdicts.values():
         where = f"{v['scenario']} ×{v['threads']}"
         line = next(x for x in lines if where in x or (v["role"] == "perElement" and "Synchronous `.more`" in x))
-        said = line.split(f"{where}: ")[1].split(";")[0] if v["role"] == "contended" else line.split("**")[1]
+        said = (line.split(f"{where}: ")[1].split(";")[0].split(". ")[0] if v["role"] == "contended"
+                else line.split("**")[1])
         if v["decided"]:
             assert "not decided" not in said and all(f"`{d}`" in said for d in v["leaders"]), (said, v)
         else:

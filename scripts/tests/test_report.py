@@ -183,7 +183,7 @@ def test_verdict_names_the_best_design_even_without_a_seed_row(tmp_path):
     path.write_text(json.dumps(data))
     lines = report.verdict(load([str(path)]))
     # the fixture's two rounds separate no pair: the line names the median's best, undecided
-    assert lines and lines[0].startswith("**Synchronous `.more` (one thread): no decided winner** — by median `"), lines
+    assert lines and lines[0].startswith("**Synchronous `.more` (one thread): not decided** — by median `"), lines
     assert "ns/element" in lines[0] and "faster than `seed`" not in lines[0]
 
 
@@ -322,12 +322,12 @@ def test_the_verdict_calls_a_tie_where_the_tools_rounds_do_not_separate(tmp_path
     first = report.verdict(load([str(path)]))[0]
     assert first.startswith(f"**Synchronous `.more` (one thread): `{best['design']}`** — "), first
     assert "separate" not in first, first
-    rounds(runner, [1.01, 1.10, 1.04, 1.00])  # within the rounds' noise: a tie, so no winner
+    rounds(runner, [1.01, 1.10, 1.04, 1.00])  # within the rounds' noise, not within ±10%: not decided
     path.write_text(json.dumps(data))
     first = report.verdict(load([str(path)]))[0]
-    assert first.startswith(f"**Synchronous `.more` (one thread): no decided winner** — by median `{best['design']}`, ")
-    assert f"the rounds do not separate it from `{runner['design']}` (" in first, first
-    assert " more" not in first.split("do not separate")[1]
+    assert first.startswith(f"**Synchronous `.more` (one thread): not decided** — by median `{best['design']}`, ")
+    assert f"neither separate it from `{runner['design']}` (" in first, first
+    assert " more" not in first.split("neither separate")[1]
 
 
 def _measure(row, ns, summary=True):
@@ -390,7 +390,7 @@ def test_rounds_that_reverse_the_medians_leave_one_consistent_statement(tmp_path
                 if {p["faster"], p["slower"]} == {"atomic", "mutex"})
     assert pair["faster"] == "atomic" and pair["reversed"], pair  # the premise: the tool's rounds reverse it
     first = report.verdict(results)[0]
-    assert first.startswith("**Synchronous `.more` (one thread): no decided winner** — by median `atomic`, "), first
+    assert first.startswith("**Synchronous `.more` (one thread): not decided** — by median `atomic`, "), first
     assert "round by round `mutex` (" in first and "is faster" in first, first
     assert not re.search(r"^\*\*[^*]*: `", first), first  # no design in the headline
 
@@ -448,7 +448,7 @@ def test_a_best_below_its_floor_that_nothing_explains_is_not_named(tmp_path):
     path.write_text(json.dumps(data))
     assert report.main([str(path), "--out", str(tmp_path / "report")]) == 0
     first = (tmp_path / "report" / "REPORT.md").read_text().split("## Verdict")[1].splitlines()[2]
-    assert first.startswith("1. **Synchronous `.more` (one thread): no decided winner** — by median `atomic`"), first
+    assert first.startswith("1. **Synchronous `.more` (one thread): not decided** — by median `atomic`"), first
     assert "its time lies below its own floor's and nothing measured explains it" in first, first
 
 
