@@ -724,6 +724,7 @@ def build(args, results, folder):
     md += path_section(results, folder)
     md += split_section(results, folder)
     md += bridge_section(results)
+    md += plain_section(results)
     md += ["## Repetitions and the scheduler", "",
            "One point per repetition (time per element, log scale); what the scheduler did in them (context "
            f"switches per element) is in the table below ({_method(folder, 'How it measures', 'the scheduler, per repetition')}).", ""]
@@ -875,6 +876,34 @@ def bridge_section(results) -> list[str]:
                   f"{_num(b.get('instructionsPerElement'))} | {_num(b.get('directInstructionsPerElement'))} | "
                   f"{share(b.get('bridgeInstructionShare'))} |")
     return md + [""]
+
+
+def plain_section(results) -> list[str]:
+    """Each peer's direct row beside its library in a plain program (as its users write it, on
+    `(0..<n).publisher`), and, where the two differ by more than the tool's margin, what the
+    difference is made of, from the rows the run measured (`stepbench read`'s plains)."""
+    if not results.plains:
+        return []
+    md = ["## The direct rows beside a plain program", "",
+          "Per element, median ns: each peer's direct row (its library on the suite's upstream, inside the harness), "
+          "the same library in a plain program written as its users write it (on `(0..<n).publisher`, started and "
+          "awaited as a user's code is: `plain-sync`), and that program on the suite's upstream (`plain-upstream`). "
+          "The difference is made of the upstream (plain − plain on the suite's upstream) and the rest (the program "
+          "against the harness's consumer: plain on the suite's upstream − direct).", "",
+          "| peer | direct | plain | plain / direct | plain on the suite's upstream | the upstream | the rest |",
+          "|---|---:|---:|---:|---:|---:|---:|"]
+    said = []
+    for p in results.plains:
+        md.append(f"| `{p['design']}` | {_num(p['directNsPerElement'])} | {_num(p['plainNsPerElement'])} | "
+                  f"{p['ratio']:.2f}× | {_num(p['plainUpstreamNsPerElement'])} | {p['upstreamNsPerElement']:+,.0f} | "
+                  f"{p['restNsPerElement']:+,.0f} |")
+        if p["explained"]:
+            gap = p["plainNsPerElement"] - p["directNsPerElement"]
+            said.append(f"- `{p['design']}`'s plain program differs from its direct row by {gap:+,.0f} ns per element "
+                        f"({p['ratio']:.2f}×): {p['upstreamNsPerElement']:+,.0f} is the upstream (`(0..<n).publisher` "
+                        f"against the suite's) and {p['restNsPerElement']:+,.0f} the rest (the program against the "
+                        f"harness's consumer).")
+    return md + ([""] + said if said else []) + [""]
 
 
 def split_section(results, folder) -> list[str]:

@@ -59,6 +59,9 @@ class Results:
     #: each peer's split into its library (its direct row) and its bridge to the stepper contract,
     #: as the tool computes it (`stepbench read`'s `bridges`)
     bridges: list = field(default_factory=list)
+    #: each peer's direct row beside its plain program and the parts of their difference
+    #: (`stepbench read`'s `plains`)
+    plains: list = field(default_factory=list)
     #: the tool's answer to each question of the run by (scenario, threads, metric, field)
     #: (`stepbench read`'s `verdicts`: winner, equivalent within the margin, open or alone)
     verdicts: dict = field(default_factory=dict)
@@ -149,7 +152,7 @@ def load(paths):
                    created_at=data.get("createdAt", "?"), rows=data["rows"], profiles=data.get("profiles") or [],
                    harness_warnings=list(data.get("harnessWarnings") or []), catalog=document["catalog"],
                    tool_catalog=tool_catalog, machine_id=document["machineID"], path_rows=data.get("paths") or [],
-                   cost_splits=data.get("costSplits") or [], machines=machines, bridges=document.get("bridges") or [],
+                   cost_splits=data.get("costSplits") or [], machines=machines, bridges=document.get("bridges") or [], plains=document.get("plains") or [],
                    rankings={(r["scenario"], r["threads"], r["metric"], r.get("field", "all")): r
                              for r in document["rankings"]},
                    fewest={(f["scenario"], f["field"]): f for f in document.get("fewest") or []},

@@ -25,6 +25,9 @@ extension StepBench {
             var results: ResultsFile
             var rankings: [Ranking]
             var bridges: [ResultsFile.BridgeSplit]
+            /// Each peer's direct row beside its library in a plain program, and the parts of
+            /// their difference (``ResultsFile/PlainSplit``).
+            var plains: [ResultsFile.PlainSplit]
             /// The fewest exact instructions of each profiled scenario, per field.
             var fewest: [FewestCount]
             /// The design targets of "What the API costs", decided.
@@ -50,7 +53,7 @@ extension StepBench {
             let document = Document(
                 files: urls.map(\.relativePath), machineID: results.machine.machineID, catalog: results.writtenWith,
                 results: results,
-                rankings: inputs.flatMap(Ranking.rank), bridges: results.bridgeSplits,
+                rankings: inputs.flatMap(Ranking.rank), bridges: results.bridgeSplits, plains: results.plainSplits,
                 fewest: FewestCount.rank(results), targets: DesignTarget.evaluate(results),
                 belowFloor: BelowFloor.find(results), countNamed: BelowFloor.countNamed,
                 verdicts: Verdict.decide(

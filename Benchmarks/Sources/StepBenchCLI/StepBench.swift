@@ -49,10 +49,14 @@ public struct StepBench: ParsableCommand {
     /// passes, callgrind profiles, torture cases) run this same executable, so they know the
     /// designs too. Reading each design here describes it (a `static let` is described when first
     /// read) before the command line, or a child's request, names it. `directRows`: the direct
-    /// rows of designs that stand for a library of their own (``DirectRow``: `direct-sync`).
-    public static func main(designs: [SteppingDesign], directRows: [DirectRow] = []) -> Never {
+    /// rows of designs that stand for a library of their own (``DirectRow``: `direct-sync`);
+    /// `plainRows`: their libraries in plain programs (``PlainRow``: `plain-sync`, `plain-upstream`).
+    public static func main(
+        designs: [SteppingDesign], directRows: [DirectRow] = [], plainRows: [PlainRow] = []
+    ) -> Never {
         _ = designs  // read, so described
         DirectRow.register(directRows)
+        PlainRow.register(plainRows)
         mainWithExitCodes()
     }
 

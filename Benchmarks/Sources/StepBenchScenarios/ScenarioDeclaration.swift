@@ -50,6 +50,10 @@ public struct ScenarioDeclaration: Sendable {
         case apiFloor
         /// The peers' direct rows (their library with no stepper contract).
         case direct
+        /// The peers' plain programs on `(0..<n).publisher`, beside their direct rows.
+        case plain
+        /// The same plain programs on sync-step's upstream: what the upstream accounts for.
+        case plainUpstream
         /// In the contended protocol of an interleaved A/B (with its floor).
         case abtest
         /// Counted under callgrind by `stepbench profile`.

@@ -14,6 +14,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     case fanOut = "fan-out"
     case paceJitter = "pace-jitter"
     case directSync = "direct-sync"
+    case plainSync = "plain-sync"
+    case plainUpstream = "plain-upstream"
     case floorSync = "floor-sync"
     case floorStep = "floor-step"
     case floorPingPong = "floor-pingpong"
@@ -36,6 +38,8 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
         case .fanOut: .fanOut
         case .paceJitter: .paceJitter
         case .directSync: .directSync
+        case .plainSync: .plainSync
+        case .plainUpstream: .plainUpstream
         case .floorSync: .floorSync
         case .floorStep: .floorStep
         case .floorPingPong: .floorPingPong
@@ -164,6 +168,9 @@ public enum ScenarioKind: String, CaseIterable, Sendable, Codable {
     public func subjects(among designs: [SteppingDesign]) -> [Subject] {
         if isFloor { return [.floor] }
         if self == .directSync { return designs.filter { DirectRow.of($0) != nil }.map(Subject.design) }
+        if self == .plainSync || self == .plainUpstream {
+            return designs.filter { PlainRow.of($0) != nil }.map(Subject.design)
+        }
         return designs.map(Subject.design)
     }
 

@@ -8,4 +8,13 @@ StepBench.main(
     designs: Peers.all,
     directRows: Peers.direct.map { peer, consumer in
         DirectRow(of: peer) { upstream, each, end in consumer.consume(upstream, each: each, end: { _ in end() }) }
+    },
+    // Each peer's library in a plain program, as its users write it (PlainPrograms).
+    plainRows: PlainPrograms.all.map { program in
+        PlainRow(of: program.peer) { source, each in
+            switch source.value {
+            case .sequence(let n): program.onSequence(n, each)
+            case .suite(let upstream): program.onUpstream(upstream, each)
+            }
+        }
     })

@@ -100,7 +100,8 @@ struct ComparisonTests {
         #expect(verdicts(other)["ns_per_element"] == .noDriftEstimate)
     }
 
-    @Test("an exact allocation count over other elements is no regression: a repetition's fixed set-up shows per element")
+    @Test(
+        "an exact allocation count over other elements is no regression: a repetition's fixed set-up shows per element")
     func test_compare_exactAllocationsOverOtherElementsAreNotCompared() throws {
         // a run sized a combination down to half the elements (its warm-up projected a slow
         // repetition): the same 120 set-up allocations a repetition read 0.012 per element before

@@ -1,3 +1,4 @@
+import Dispatch
 @preconcurrency import OpenCombine
 @_spi(Measurement) import Stepping
 @_spi(StepBench) import SteppingConformance
@@ -14,7 +15,7 @@ struct ScenarioTests {
         .paceJitter: 15, .floorSync: 2_000, .floorStep: 2_000, .floorPingPong: 300, .floorAsync: 300,
         .floorStaleStorm: 2_000,
         .floorCancelRace: 20, .floorFanOut: 1_000, .floorPace: 15, .asyncPark: 100, .floorAsyncPark: 100,
-        .directSync: 2_000,
+        .directSync: 2_000, .plainSync: 2_000, .plainUpstream: 2_000,
     ]
 
     /// A direct row for the test process (the tool's are the peers', which it does not link): an
@@ -27,10 +28,28 @@ struct ScenarioTests {
         }
     ])
 
+    /// A plain program for the test process: the same chain on either source, as a user's
+    /// program, awaited to its end (its `sink`'s completion), registered once for the process.
+    static let plainRows: Void = PlainRow.register([
+        PlainRow(of: .relayedAtomic) { source, each in
+            let done = DispatchSemaphore(value: 0)
+            let publisher: AnyPublisher<Int, Never>
+            switch source.value {
+            case .sequence(let n): publisher = (0..<n).publisher.eraseToAnyPublisher()
+            case .suite(let upstream): publisher = upstream
+            }
+            let c = publisher.flatMap(maxPublishers: .max(1)) { Just($0) }
+                .sink(receiveCompletion: { _ in done.signal() }, receiveValue: each)
+            done.wait()
+            withExtendedLifetime(c) {}
+        }
+    ])
+
     @Test("each scenario × design × threads completes and verifies", arguments: ScenarioKind.allCases)
     func test_scenario_runsAndVerifies(scenario: ScenarioKind) throws {
         AllocationCounter.install()
         _ = Self.directRows
+        _ = Self.plainRows
         let n = try #require(Self.sizes[scenario])
         for subject in scenario.subjects {
             for threads in scenario.threadCounts(requested: [1, 2]) {
@@ -47,7 +66,9 @@ struct ScenarioTests {
 
     @Test("every scenario has a floor of its own shape: same threads, same work")
     func test_everyScenarioHasItsOwnFloor() {
-        for scenario in ScenarioKind.allCases where !scenario.isFloor && scenario != .directSync {
+        // the direct and plain rows are compared to their peer and to each other, not to a floor
+        for scenario in ScenarioKind.allCases
+        where !scenario.isFloor && ![.directSync, .plainSync, .plainUpstream].contains(scenario) {
             guard let floor = scenario.floor else { Issue.record("\(scenario) has no floor"); continue }
             #expect(floor.isFloor && floor.floorOf == scenario)
             #expect(floor.threadCounts(requested: [1, 2, 4]) == scenario.threadCounts(requested: [1, 2, 4]))
@@ -69,6 +90,7 @@ struct ScenarioTests {
         }
         for role in [
             ScenarioDeclaration.Role.perElement, .crossThread, .asynchronousVerdict, .cancel, .apiFloor, .direct,
+            .plain, .plainUpstream,
         ] {
             #expect(ScenarioKind.with(role).count == 1, "\(role)")
         }
@@ -91,6 +113,23 @@ struct ScenarioTests {
         }
         let r = try direct.run(.design(.relayedAtomic), threads: 1, elements: 1_000)
         #expect(r.elements == 1_000)
+    }
+
+    @Test(
+        "plain-sync and plain-upstream run a peer's plain program on either source, only for designs with one, and verify it"
+    )
+    func test_plainRows_runOnlyPlainProgramsAndVerify() throws {
+        AllocationCounter.install()
+        _ = Self.plainRows
+        for scenario in [ScenarioKind.plainSync, .plainUpstream] {
+            #expect(scenario.floor == nil && !scenario.isFloor)  // compared to the direct row, not a floor
+            #expect(scenario.subjects(among: [.atomic, .relayedAtomic]) == [.design(.relayedAtomic)])
+            #expect { try scenario.run(.design(.atomic), threads: 1, elements: 10) } throws: {
+                "\($0)".contains("no plain program")
+            }
+            let r = try scenario.run(.design(.relayedAtomic), threads: 1, elements: 1_000)
+            #expect(r.elements == 1_000 && r.elapsedNanoseconds > 0)
+        }
     }
 
     @Test("verification fails loudly on a wrong outcome")

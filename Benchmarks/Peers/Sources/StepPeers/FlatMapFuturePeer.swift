@@ -21,6 +21,10 @@ struct FlatMapFuturePeer: SteppingStrategy {
                 .c4,
                 "cancel() racing an input is a data race in OpenCombine 0.14.0's FlatMap (cancel() takes the upstream subscription under one lock, requestOneMorePublisher reads it under another): the stepper goes on being called after cancel() returned, and the process can crash (cancel-race: SIGSEGV in requestOneMorePublisher)",
                 isIntermittent: true, isFatal: true),
+            .init(
+                .r4,
+                "a promise fulfilled on another thread as upstream completes can crash the process: OpenCombine 0.14.0's FlatMap releases the upstream subscription in receive(completion:) under one lock while requestOneMorePublisher, run as the Future completes, calls it under another (async-step ×2 crashed once: 'RelaySubscription deallocated with non-zero retain count 2'; Benchmarks/Peers/Evidence/FlatMapCompletionRace crashes the same way with OpenCombine alone)",
+                isIntermittent: true),
             .init(.c1, "flatMap forwards upstream's completion only once the open Future completes"),
             .init(.c2, "the completion waits for the open Future (C1), so the check's completion handler does not run"),
             .init(.c5, "inputs and completions before the subscription or after the end are not ignored"),

@@ -51,7 +51,7 @@ struct WatermarkChannelPeer: SteppingStrategy {
 
     /// The channel (low and high watermark 1) and the subscriber that feeds it from `upstream`
     /// (subscribed by the caller, once its consumer runs).
-    private static func channel<Upstream: Publisher>(of upstream: Upstream) -> (
+    static func channel<Upstream: Publisher>(of upstream: Upstream) -> (
         ChannelBox<Handed<Upstream.Output>, Upstream.Failure>, ChannelProducer<Upstream.Output, Upstream.Failure>
     ) {
         var channelAndSource = MultiProducerSingleConsumerAsyncChannel.makeChannel(
@@ -89,7 +89,7 @@ struct WatermarkChannelPeer: SteppingStrategy {
 }
 
 /// The consumer's end of the channel (not copyable, so kept in a box the task holds).
-private final class ChannelBox<Element, Failure: Error>: @unchecked Sendable {  // used by one task
+final class ChannelBox<Element, Failure: Error>: @unchecked Sendable {  // used by one task
     private var channel: MultiProducerSingleConsumerAsyncChannel<Element, Failure>
     init(_ channel: consuming sending MultiProducerSingleConsumerAsyncChannel<Element, Failure>) {
         self.channel = channel
@@ -101,7 +101,7 @@ private final class ChannelBox<Element, Failure: Error>: @unchecked Sendable {  
 /// asks for more. The channel may ask during `send` (when the consumer is already waiting): that
 /// request is made once `send` has returned, since `send` runs under the lock that guards the
 /// source (recursive, so the callback can tell); a later ask requests on the asking thread.
-private final class ChannelProducer<Input, Failure: Error>: Subscriber, @unchecked Sendable {  // state behind `lock`
+final class ChannelProducer<Input, Failure: Error>: Subscriber, @unchecked Sendable {  // state behind `lock`
     private let lock = NSRecursiveLock()
     private var source: MultiProducerSingleConsumerAsyncChannel<Handed<Input>, Failure>.Source?
     private var subscription: (any Subscription)?
