@@ -28,25 +28,46 @@ public struct DirectRow: Sendable {
     }
 
     /// The rows this process registered (``register(_:)``), in the order they were registered.
-    public static var registered: [DirectRow] { rows.withLock { $0 } }
+    public static var registered: [DirectRow] { rows.registered }
 
     /// The direct row of `design`, if one was registered.
-    public static func of(_ design: SteppingDesign) -> DirectRow? { registered.first { $0.peer == design } }
+    public static func of(_ design: SteppingDesign) -> DirectRow? { rows.of(design) }
 
     /// Registers `rows` (the tool's `main`, before any command runs: a measuring child registers
     /// the same rows, as it describes the same designs). A peer has one direct row: a second
     /// registration for it stops the process, naming it.
-    public static func register(_ new: [DirectRow]) {
+    public static func register(_ new: [DirectRow]) { rows.register(new) }
+
+    private static let rows = PeerRows<DirectRow>(what: "a direct row") { $0.peer }
+}
+
+/// Rows a process registers per peer (a direct row, a plain program), once each, before any
+/// command runs: the tool's `main` registers them, and a measuring child, which runs the same
+/// `main`, registers the same.
+final class PeerRows<Row: Sendable>: Sendable {
+    private let rows = Mutex<[Row]>([])
+    private let what: String
+    private let peer: @Sendable (Row) -> SteppingDesign
+
+    init(what: String, peer: @escaping @Sendable (Row) -> SteppingDesign) {
+        self.what = what
+        self.peer = peer
+    }
+
+    var registered: [Row] { rows.withLock { $0 } }
+
+    func of(_ design: SteppingDesign) -> Row? { registered.first { peer($0) == design } }
+
+    /// Appends `new`; a peer registered twice stops the process, naming it.
+    func register(_ new: [Row]) {
         rows.withLock { rows in
             for row in new {
                 precondition(
-                    !rows.contains { $0.peer == row.peer }, "DirectRow: '\(row.peer)' has a direct row already")
+                    !rows.contains { peer($0) == peer(row) }, "'\(peer(row))' has \(what) already")
                 rows.append(row)
             }
         }
     }
-
-    private static let rows = Mutex<[DirectRow]>([])
 }
 
 /// `direct-sync`: sync-step's upstream consumed by a peer's library directly (``DirectRow``):

@@ -1,7 +1,6 @@
 @preconcurrency import OpenCombine
 @_spi(Measurement) import Stepping
 @_spi(StepBench) import SteppingConformance
-import Synchronization
 
 /// A peer's library in a plain program, as its users write it (registered with the tool beside
 /// the peer's direct row): on `(0..<n).publisher`, started and awaited as a user's code is
@@ -32,21 +31,14 @@ public struct PlainRow: Sendable {
     }
 
     /// The rows this process registered (``register(_:)``), in order.
-    public static var registered: [PlainRow] { rows.withLock { $0 } }
+    public static var registered: [PlainRow] { rows.registered }
 
-    public static func of(_ design: SteppingDesign) -> PlainRow? { registered.first { $0.peer == design } }
+    public static func of(_ design: SteppingDesign) -> PlainRow? { rows.of(design) }
 
     /// Registers `rows` (the tool's `main`, as ``DirectRow/register(_:)``): one per peer.
-    public static func register(_ new: [PlainRow]) {
-        rows.withLock { rows in
-            for row in new {
-                precondition(!rows.contains { $0.peer == row.peer }, "PlainRow: '\(row.peer)' has a plain row already")
-                rows.append(row)
-            }
-        }
-    }
+    public static func register(_ new: [PlainRow]) { rows.register(new) }
 
-    private static let rows = Mutex<[PlainRow]>([])
+    private static let rows = PeerRows<PlainRow>(what: "a plain program") { $0.peer }
 
     /// A value handed to the program's thread as it is (an upstream is not `Sendable` in
     /// OpenCombine 0.14.0; the program subscribes it once, on the thread it is handed to).
