@@ -150,6 +150,9 @@ def below_floor(results, row, key="nsPerElement"):
     if cause == "counts":
         more = [f"{_count_label(c['metric'])} ({c['floor']:.3g} vs {c['row']:.3g})" for c in entry["counts"]]
         return text + f", which counted more {' and '.join(more)} than this row: no lower bound for it"
+    if cause == "not-separated-in-rounds":
+        return text + (f", not separated from it round by round: the ratio's interval "
+                       f"[{entry['roundLow']:.2f}–{entry['roundHigh']:.2f}] reaches 1")
     if cause == "not-separated":
         return text + f", not separated from it: its interval [{_fmt_ns(entry['ciLow'])}–{_fmt_ns(entry['ciHigh'])}] " \
             f"holds the floor's {_fmt_ns(floor)}"

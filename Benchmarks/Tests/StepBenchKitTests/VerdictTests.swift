@@ -131,3 +131,44 @@ extension VerdictTests {
         #expect(try Self.perElement(decided).outcome == .open)
     }
 }
+
+extension VerdictTests {
+    /// sync-step rows of `designs` (ns per element per round) and floor-sync's, ratios computed.
+    static func withFloor(_ rows: [(Subject, [Double])], floor: [Double]) -> ResultsFile {
+        var f = RankingTests.file(rows.map { ($0.0, 1.0, $0.1.map { $0 / 100 }) })
+        var floorRow = f.rows[0]
+        floorRow.scenario = .floorSync
+        floorRow.design = .floor
+        floorRow.repetitions = floor.map {
+            RepetitionResult(
+                elapsedNanoseconds: UInt64($0 * 10_000), elements: 10_000, allocations: 0,
+                cpuNanoseconds: UInt64($0 * 10_000))
+        }
+        f.rows.append(floorRow)
+        for i in f.rows.indices { f.rows[i].summary = ResultsFile.Summary(f.rows[i].repetitions) }
+        f.computeRatios()
+        return f
+    }
+
+    @Test("a row below its floor that its rounds do not separate from it is no harness doubt; one they do is")
+    func test_belowFloor_pairedRounds() throws {
+        // the floor at 100 every round; atomic's median 80, but two slow rounds: round by round
+        // the ratio's interval reaches 1
+        let f = Self.withFloor(
+            [("atomic", [70, 75, 80, 85, 90, 140, 150, 72, 78]), ("mutex", Array(repeating: 200, count: 9))],
+            floor: Array(repeating: 100, count: 9))
+        let atomic = try #require(
+            BelowFloor.find(f).first { $0.key.subject == "atomic" && $0.key.metric == .nsPerElement })
+        #expect(atomic.decided && (atomic.roundHigh ?? 0) >= 1, "\(atomic)")
+        #expect(try Self.perElement(f).outcome == .winner)
+        // half the floor in every round: nothing explains it, and the verdict does not name it
+        let g = Self.withFloor(
+            [("atomic", Array(repeating: 50, count: 9)), ("mutex", Array(repeating: 200, count: 9))],
+            floor: Array(repeating: 100, count: 9))
+        let below = try #require(
+            BelowFloor.find(g).first { $0.key.subject == "atomic" && $0.key.metric == .nsPerElement })
+        #expect(below.cause == .unexplained && (below.roundHigh ?? 1) < 1, "\(below)")
+        let verdict = try Self.perElement(g)
+        #expect(verdict.outcome == .belowFloor && verdict.leaders.isEmpty && !verdict.outcome.isDecided)
+    }
+}

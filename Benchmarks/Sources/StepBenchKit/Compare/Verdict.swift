@@ -72,9 +72,13 @@ public struct Verdict: Encodable, Equatable, Sendable {
 
     public enum Outcome: String, Encodable, Sendable {
         case winner, equivalent, open, alone
+        /// The first's time lies below its own floor's and nothing measured explains it
+        /// (``BelowFloor``: no design can beat the same work without a stepping subscriber), so it
+        /// is not named; more rounds do not change that.
+        case belowFloor
 
         /// Whether the question is answered.
-        public var isDecided: Bool { self != .open }
+        public var isDecided: Bool { self != .open && self != .belowFloor }
     }
 
     /// An exact count of a design in the question's scenario (callgrind; the profile's).
@@ -112,6 +116,7 @@ public struct Verdict: Encodable, Equatable, Sendable {
         switch outcome {
         case .winner: said = "winner \(first)"
         case .alone: said = "\(first) alone"
+        case .belowFloor: said = "not decided: \(first)'s time lies below its own floor's, unexplained"
         case .equivalent: said = "\(names(leaders)) equivalent within ±\(Int((margin * 100).rounded()))%"
         case .open:
             said =
@@ -197,6 +202,7 @@ public struct Verdict: Encodable, Equatable, Sendable {
         let rankings = rankings ?? Ranking.rank(file)
         let profiles = profiles ?? file.profiles ?? []
         let disturbed = file.quietness.map { $0.disturbed ? true : nil } ?? nil
+        let doubts = BelowFloor.find(file).filter { !$0.decided }
         return Question.questions(of: file).compactMap { q -> Verdict? in
             var verdict: Verdict
             if let ranking = rankings.first(where: {
@@ -217,6 +223,15 @@ public struct Verdict: Encodable, Equatable, Sendable {
                 }
                 guard rows.count == 1 else { return nil }
                 verdict = Verdict(alone: q, design: rows[0].design, rounds: rows[0].repetitions.count)
+            }
+            if verdict.outcome.isDecided,
+                doubts.contains(where: {
+                    $0.key
+                        == MeasureKey(RowKey(scenario: q.scenario, design: verdict.first, threads: q.threads), q.metric)
+                })
+            {
+                verdict.outcome = .belowFloor
+                verdict.leaders = []
             }
             verdict.disturbed = disturbed
             return verdict

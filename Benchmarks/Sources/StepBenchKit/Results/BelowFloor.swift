@@ -13,6 +13,10 @@ public struct BelowFloor: Encodable, Equatable, Sendable {
         case floorMissing = "floor-missing"
         case counts
         case notSeparated = "not-separated"
+        /// The row and its floor ran in the same rounds (a floor runs in its scenario's block,
+        /// seconds from each design), and the 95% interval of their ratio round by round reaches
+        /// 1: the rounds do not separate the row from its floor, as ``Ranking`` pairs designs.
+        case notSeparatedInRounds = "not-separated-in-rounds"
         case unexplained
     }
 
@@ -35,6 +39,11 @@ public struct BelowFloor: Encodable, Equatable, Sendable {
     public var ciLow: Double
     public var ciHigh: Double
     public var floorMedian: Double?
+    /// The row over its floor round by round (geometric mean) and its 95% interval, from the
+    /// rounds both ran (nil with fewer than ``Ranking/minimumRounds``).
+    public var roundRatio: Double?
+    public var roundLow: Double?
+    public var roundHigh: Double?
     /// Whether the row may be decided on: not where the cause is unknown.
     public var decided: Bool { cause != .unexplained && cause != .floorMissing }
 
@@ -43,7 +52,7 @@ public struct BelowFloor: Encodable, Equatable, Sendable {
     public static let countNamed = 0.05
 
     private enum CodingKeys: String, CodingKey {
-        case ratio, flagged, cause, counts, ciLow, ciHigh, floorMedian, decided
+        case ratio, flagged, cause, counts, ciLow, ciHigh, floorMedian, roundRatio, roundLow, roundHigh, decided
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -56,6 +65,9 @@ public struct BelowFloor: Encodable, Equatable, Sendable {
         try c.encode(ciLow, forKey: .ciLow)
         try c.encode(ciHigh, forKey: .ciHigh)
         try c.encodeIfPresent(floorMedian, forKey: .floorMedian)
+        try c.encodeIfPresent(roundRatio, forKey: .roundRatio)
+        try c.encodeIfPresent(roundLow, forKey: .roundLow)
+        try c.encodeIfPresent(roundHigh, forKey: .roundHigh)
         try c.encode(decided, forKey: .decided)
     }
 
@@ -63,14 +75,18 @@ public struct BelowFloor: Encodable, Equatable, Sendable {
     public static func find(_ file: ResultsFile) -> [BelowFloor] {
         let countMetrics = file.writtenWith.countMetrics
         let warnings = file.harnessWarnings ?? []
-        let metrics: [(Metric, (ResultsFile.Summary) -> Double?, (ResultsFile.Summary) -> ResultsFile.Estimate?)] = [
-            (.nsPerElement, { $0.ratioToFloor }, { $0.nsPerElement }),
-            (.latencyP50, { $0.latencyP50RatioToFloor }, { $0.latencyP50 }),
-        ]
+        let metrics:
+            [(
+                Metric, (ResultsFile.Summary) -> Double?, (ResultsFile.Summary) -> ResultsFile.Estimate?,
+                (RepetitionResult) -> Double?
+            )] = [
+                (.nsPerElement, { $0.ratioToFloor }, { $0.nsPerElement }, { $0.nsPerElement }),
+                (.latencyP50, { $0.latencyP50RatioToFloor }, { $0.latencyP50 }, { $0.latency.map { Double($0.p50) } }),
+            ]
         var out: [BelowFloor] = []
         for row in file.rows where row.status == .ok {
             guard let summary = row.summary else { continue }
-            for (metric, ratioOf, estimateOf) in metrics {
+            for (metric, ratioOf, estimateOf, perRound) in metrics {
                 guard let ratio = ratioOf(summary), ratio < 1, let value = estimateOf(summary) else { continue }
                 let flagged = warnings.contains { $0.hasPrefix("\(row.key):") }
                 var below = BelowFloor(
@@ -87,10 +103,20 @@ public struct BelowFloor: Encodable, Equatable, Sendable {
                     return Count(metric: m, floor: t, row: r)
                 }
                 below.floorMedian = estimateOf(floorSummary)?.median
+                let logs = zip(row.repetitions, floor.repetitions).compactMap { mine, theirs -> Double? in
+                    guard let a = perRound(mine), let b = perRound(theirs), a > 0, b > 0 else { return nil }
+                    return log(a / b)
+                }
+                if logs.count >= Ranking.minimumRounds {
+                    let interval = Statistics.studentTInterval(ofLogs: logs, tail: (1 - Ranking.level) / 2)
+                    (below.roundRatio, below.roundLow, below.roundHigh) = (interval.center, interval.low, interval.high)
+                }
                 if !below.counts.isEmpty {
                     below.cause = .counts
                 } else if let median = below.floorMedian, value.ciHigh >= median {
                     below.cause = .notSeparated
+                } else if let high = below.roundHigh, high >= 1 {
+                    below.cause = .notSeparatedInRounds
                 }
                 out.append(below)
             }
