@@ -491,12 +491,23 @@ def peers_said(sources):
     elif p.peers:
         lines.append(f"In {p.scenario} ×1 the rounds separate `{p.default}` from no peer.")
     shares = [(peer, p.bridge(peer)) for peer in p.peers if p.bridge(peer)]
-    if shares:
+
+    def separated(b):  # the rounds separate the peer from its library (the tool's interval clears 0)
+        return b.get("roundShareLow") is not None and (b["roundShareLow"] > 0 or b["roundShareHigh"] < 0)
+
+    def exact(b):
+        return (f", {b['bridgeInstructionShare']:.0%} in instructions" if b.get("bridgeInstructionShare") is not None
+                else "")
+    timed = [(peer, b) for peer, b in shares if separated(b)]
+    if timed:
         lines.append("The bridge to the stepper contract costs " + ", ".join(
-            f"`{peer}` {fmt(b['bridgeNsPerElement'])} ns ({b['bridgeShare']:.0%} of its direct row"
-            + (f", {b['bridgeInstructionShare']:.0%} in instructions" if b.get("bridgeInstructionShare") is not None
-               else "") + ")"
-            for peer, b in shares) + ".")
+            f"`{peer}` {fmt(b['bridgeNsPerElement'])} ns ({b['bridgeShare']:.0%} of its direct row" + exact(b) + ")"
+            for peer, b in timed) + ".")
+    untimed = [(peer, b) for peer, b in shares if not separated(b)]
+    if untimed:
+        lines.append("The rounds do not separate " + ", ".join(f"`{peer}`" for peer, _ in untimed)
+                     + " from " + ("its" if len(untimed) == 1 else "their") + " library in time ("
+                     + "; ".join(f"`{peer}` {round_share(b)}" + exact(b) for peer, b in untimed) + ").")
     return _paragraphs(lines)
 
 
