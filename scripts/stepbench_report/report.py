@@ -646,7 +646,7 @@ def quietness_section(results) -> list[str]:
     if not q:
         return []
     load = " → ".join(f"{x:.2f}" for x in q.get("loadAverage") or [])
-    busy = q["otherCPUSeconds"] / q["seconds"] if q["seconds"] else 0
+    busy = results.other_cores or 0
     said = (f"other processes kept {busy:.2f} cores busy over the {q['seconds']:.0f} s it timed"
             + (f" (load average {load})" if load else ""))
     if results.disturbed:

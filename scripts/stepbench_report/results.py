@@ -70,6 +70,8 @@ class Results:
     #: what else ran while the run timed (`quietness`), and whether that disturbed it
     quietness: dict | None = None
     disturbed: bool = False
+    #: the cores' worth of CPU other processes kept busy while the run timed (the tool's)
+    other_cores: float | None = None
     #: the rounds `run --decide` added to open questions (`addedRounds`), in order
     added_rounds: list = field(default_factory=list)
 
@@ -163,7 +165,7 @@ def load(paths):
                    verdicts={(v["scenario"], v["threads"], v["metric"], v["field"]): v
                              for v in document.get("verdicts") or []},
                    equivalence_margin=document.get("equivalenceMargin"), quietness=document.get("quietness"),
-                   disturbed=bool(document.get("disturbed")), added_rounds=data.get("addedRounds") or [])
+                   disturbed=bool(document.get("disturbed")), other_cores=document.get("otherCores"), added_rounds=data.get("addedRounds") or [])
 
 
 def _machine(path):

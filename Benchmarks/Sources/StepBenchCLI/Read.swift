@@ -44,6 +44,8 @@ extension StepBench {
             /// What else ran while the run timed (``Quietness``), with its verdict.
             var quietness: Quietness?
             var disturbed: Bool?
+            /// The cores' worth of CPU other processes kept busy while the run timed.
+            var otherCores: Double?
         }
 
         func run() throws {
@@ -60,7 +62,7 @@ extension StepBench {
                     results, rankings: inputs.first { !$0.rows.isEmpty }.map(Ranking.rank) ?? [],
                     profiles: results.profiles),
                 equivalenceMargin: Ranking.equivalenceMargin, quietness: results.quietness,
-                disturbed: results.quietness?.disturbed)
+                disturbed: results.quietness?.disturbed, otherCores: results.quietness?.otherCores)
             print(String(decoding: try JSONOutput.encode(document), as: UTF8.self))
         }
     }

@@ -159,14 +159,13 @@ public struct Verdict: Encodable, Equatable, Sendable {
         rounds = ranking.standings[0].repetitions
         margin = Ranking.equivalenceMargin
         var equivalents: [Subject] = [], open: [Subject] = [], widest: Double? = nil
-        for pair in ranking.pairs where pair.faster == first || pair.slower == first {
-            let other = pair.faster == first ? pair.slower : pair.faster
-            if pair.faster == first && pair.separated { continue }
+        // The first has the lowest median, so it is the faster of each of its pairs.
+        for pair in ranking.pairs where pair.faster == first && !pair.separated {
             if pair.equivalent {
-                equivalents.append(other)
+                equivalents.append(pair.slower)
                 continue
             }
-            open.append(other)
+            open.append(pair.slower)
             if let ratio = pair.ratio, let high = pair.ciHigh { widest = max(widest ?? 0, high / ratio) }
         }
         self.open = open
