@@ -19,7 +19,9 @@ struct KnownBadDesignTests {
         #expect(Set(KnownBad.all.map(\.fault)) == Set(Fault.allCases))
     }
 
-    @Test("the kit fails the known-bad design on its rule, saying what it expected and saw", arguments: KnownBad.all)
+    @Test(
+        "the kit fails the known-bad design on its rule, saying what it expected and saw",
+        arguments: Conformance.share(KnownBad.all))
     func test_failsItsRule(bad: KnownBad) {
         let result = Conformance.run(bad.rule, on: bad.design, configuration: Self.configuration)
         #expect(result.verdict == .failed, "\(result)")
@@ -87,7 +89,7 @@ struct KnownBadDesignTests {
         #expect(!line.contains("seed"), "\(line)")
     }
 
-    @Test("its other rules pass, or are declared (and then shown)", arguments: KnownBad.all)
+    @Test("its other rules pass, or are declared (and then shown)", arguments: Conformance.share(KnownBad.all))
     func test_keepsOrDeclaresTheOthers(bad: KnownBad) {
         for rule in Conformance.rules where rule != bad.rule && bad.notRun[rule] == nil {
             let result = Conformance.run(rule, on: bad.design, configuration: Self.configuration)

@@ -9,7 +9,7 @@ import Testing
 /// torture cases run in child processes (``TortureTests/childRunner``).
 @Suite("Conformance: every rule of the kit on every design")
 struct ConformanceTests {
-    @Test("rule", arguments: Conformance.rules, testedDesigns)
+    @Test("rule", arguments: Conformance.share(pairs(Conformance.rules, testedDesigns)))
     func test_rule(rule: SteppingRule, design: SteppingDesign) {
         expectConformance(
             rule, of: design,
@@ -18,9 +18,17 @@ struct ConformanceTests {
     }
 
     /// The relay in front of a design that subscribes itself adds no rule break of its own.
-    @Test("rule, behind the relay", arguments: Conformance.rules, SteppingDesign.relayedDesigns)
+    @Test(
+        "rule, behind the relay",
+        arguments: Conformance.share(pairs(Conformance.rules, SteppingDesign.relayedDesigns)))
     func test_rule_relayed(rule: SteppingRule, design: SteppingDesign) {
         test_rule(rule: rule, design: design)
+    }
+
+    /// Every rule with every design, as the cases of one test: a list, so that
+    /// ``Conformance/share(_:)`` can split it across processes.
+    static func pairs(_ rules: [SteppingRule], _ designs: [SteppingDesign]) -> [(SteppingRule, SteppingDesign)] {
+        rules.flatMap { rule in designs.map { (rule, $0) } }
     }
 
     @Test("the kit checks every rule but R2, which is measured")

@@ -30,6 +30,10 @@ public enum TestSwitches {
         }
     }
 
+    // `STEPBENCH_TEST_SHARD` (`k/n`: the k-th of n shares of the heaviest parameterized tests'
+    // cases) is read by the kit, ``Conformance/share(_:)``, which the known-bad designs' tests use
+    // too (they see the kit's public API only).
+
     static func value(_ name: String) -> String? { ProcessInfo.processInfo.environment[name] }
 
     static func number(_ name: String, default fallback: Int) -> Int {

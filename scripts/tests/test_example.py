@@ -126,6 +126,7 @@ def test_the_outside_exact_gate_says_slower(profile_file, tmp_path):
     assert re.search(r"sync-more.*semaphore.*regression", slower.stdout, re.I), slower.stdout
 
 
+@pytest.mark.alone
 def test_the_outside_timing_gate_needs_a_noise_profile_and_then_says_slower(tmp_path):
     runs = []
     for n in range(3):  # A/A: the same build, the same configuration, separate processes
