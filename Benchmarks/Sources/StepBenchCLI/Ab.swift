@@ -87,10 +87,10 @@ extension StepBench {
                 printError(outcome.stderrText)
                 if outcome.reason == .exit, outcome.status == 3 {
                     printError("stepbench ab: \(binary) failed a scenario's verification\n")
-                    throw ExitCode.regression
+                    throw ExitStatus.verificationFailed.code
                 }
                 printError("stepbench ab: a run of \(binary) failed (exit \(outcome.status), see above)\n")
-                throw ExitCode.failure
+                throw ExitStatus.failure.code
             }
             return output
         }
@@ -158,7 +158,11 @@ extension StepBench {
                     to: URL(fileURLWithPath: out).appendingPathComponent("compare.md"), options: .atomic)
                 Self.log("kept every process's file and compare.md in \(out)")
             }
-            if outcome.status != .decided { throw ExitCode(outcome.status.rawValue) }
+            switch outcome.status {
+            case .decided: break
+            case .regression: throw ExitStatus.slower.code
+            case .inconclusive: throw ExitStatus.undecided.code
+            }
         }
     }
 }

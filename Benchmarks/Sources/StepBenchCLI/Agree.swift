@@ -35,7 +35,7 @@ extension StepBench {
             case .json: print(String(decoding: try JSONOutput.encode(agreement), as: UTF8.self))
             case .text: print(agreement.text, terminator: "")
             }
-            if !agreement.agrees { throw ExitCode.regression }
+            if !agreement.agrees { throw ExitStatus.slower.code }
         }
     }
 }

@@ -66,7 +66,9 @@ extension StepBench {
             let all = Comparison.compare(baseline: files[0], current: files[1], minEffect: minEffect, noise: profile)
             let comparison = exactOnly ? all.exactOnly : all
             print(try comparison.render(format), terminator: "")
-            if !(exactOnly ? comparison.exactRegressions : comparison.regressions).isEmpty { throw ExitCode.regression }
+            if !(exactOnly ? comparison.exactRegressions : comparison.regressions).isEmpty {
+                throw ExitStatus.slower.code
+            }
         }
     }
 }

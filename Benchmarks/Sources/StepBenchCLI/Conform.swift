@@ -60,7 +60,7 @@ extension StepBench {
                 try ResultsFile.writeAtomically(Data(table.utf8), to: URL(fileURLWithPath: output))
                 printError("conform: table written to \(output)\n")
             }
-            if !verdict.conforms { throw ExitCode.regression }
+            if !verdict.conforms { throw ExitStatus.slower.code }
         }
 
         /// Every rule on every design, each in a child process.

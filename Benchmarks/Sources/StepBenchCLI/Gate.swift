@@ -43,7 +43,7 @@ extension StepBench.Gate {
     }
 
     /// Measures `build` as this build's catalog asks, for `designs` (nil: all); a failed
-    /// verification exits 2, any other failure 1, with what the build wrote.
+    /// verification exits 3, any other failure 1, with what the build wrote.
     static func measure(_ build: StepBenchKit.Gate.Build, designs: [String]?, output: URL, pieces: URL) throws -> [URL]
     {
         do {
@@ -52,7 +52,7 @@ extension StepBench.Gate {
             return try StepBenchKit.Gate.measure(build, plan: plan, output: output, pieces: pieces, log: log)
         } catch let failure as StepBenchKit.Gate.Failure {
             printError(failure.description + "\n")
-            throw failure.verificationFailed ? ExitCode.regression : ExitCode.failure
+            throw failure.verificationFailed ? ExitStatus.verificationFailed.code : ExitStatus.failure.code
         }
     }
 
@@ -191,7 +191,7 @@ extension StepBench.Gate {
             }
 
             for failure in failed { printError("stepbench gate: REGRESSION: \(failure)\n") }
-            if !failed.isEmpty { throw ExitCode.regression }
+            if !failed.isEmpty { throw ExitStatus.slower.code }
             log(
                 thresholds == nil
                     ? "no regression in exact counts against \(baseline ?? "the base build")"

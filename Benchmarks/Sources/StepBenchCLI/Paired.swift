@@ -39,8 +39,8 @@ extension StepBench {
             let b = stride(from: 1, to: read.count, by: 2).map { read[$0] }
             let comparison = try Comparison.paired(a: a, b: b, looks: looks, minEffect: minEffect)
             print(try comparison.render(format), terminator: "")
-            if !comparison.regressions.isEmpty { throw ExitCode.regression }
-            if !comparison.isDecided { throw ExitCode(5) }
+            if !comparison.regressions.isEmpty { throw ExitStatus.slower.code }
+            if !comparison.isDecided { throw ExitStatus.undecided.code }
         }
     }
 }

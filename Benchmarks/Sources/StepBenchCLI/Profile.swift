@@ -78,7 +78,7 @@ extension StepBench {
             }
             if !faults.isEmpty {
                 printError("stepbench profile: \(faults.count) target(s) crashed or hung (the others were profiled)\n")
-                throw ExitCode.designFault
+                throw ExitStatus.designFault.code
             }
         }
     }

@@ -272,9 +272,9 @@ extension StepBench {
             if !faults.isEmpty {
                 printError(
                     "\(faults.count) combination(s) crashed or hung (the others were measured): \(names(faults))\n")
-                throw ExitCode.designFault
+                throw ExitStatus.designFault.code
             }
-            if !failed.isEmpty { throw ExitCode.verificationFailed }
+            if !failed.isEmpty { throw ExitStatus.verificationFailed.code }
         }
     }
 }

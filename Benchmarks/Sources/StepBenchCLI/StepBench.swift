@@ -12,13 +12,7 @@ public struct StepBench: ParsableCommand {
         CommandConfiguration(
             commandName: executableName,
             abstract: "Measure the stepping-subscriber designs: throughput, latency, allocations.",
-            discussion: """
-                Exit status: 0 success; 1 bad input or a failure (unknown names, bad counts, unreadable \
-                or wrong-schema files, unwritable outputs, a tool that could not run); 2 `compare` found \
-                a regression, or `conform` a design that breaks a rule it does not declare; 3 `run` measured a scenario that failed its own verification (the results \
-                file marks it, and is written); 4 `run`: a design crashed or hung its measuring process \
-                (the results file marks the row, crashed or hung, and holds every other).
-                """,
+            discussion: "Exit status, the same in every command:\n" + ExitStatus.table,
             subcommands: [
                 Run.self, List.self, Compare.self, Paired.self, Noise.self, Merge.self, Profile.self, Export.self,
                 Machine.self, Calibrate.self, Series.self, Detect.self, Conform.self, Rank.self, Read.self, Agree.self,
@@ -65,7 +59,7 @@ public struct StepBench: ParsableCommand {
         var command: ParsableCommand
         do { command = try parseAsRoot() } catch { exit(for: error) }
         do { try command.run() } catch { exit(for: commandLineError(error, parsing: false)) }
-        Foundation.exit(0)
+        Foundation.exit(ExitStatus.ok.rawValue)
     }
 
     /// Reports `error` and exits: ArgumentParser's messages and statuses, except that usage errors
@@ -73,7 +67,7 @@ public struct StepBench: ParsableCommand {
     static func exit(for error: Error) -> Never {
         if exitCode(for: error) == .validationFailure {
             printError(fullMessage(for: error) + "\n")
-            Foundation.exit(1)
+            Foundation.exit(ExitStatus.failure.rawValue)
         }
         exit(withError: error)
     }
@@ -111,13 +105,4 @@ public struct StepBench: ParsableCommand {
     static func validating(_ body: () throws -> Void) throws {
         do { try body() } catch { throw commandLineError(error, parsing: true) }
     }
-}
-
-extension ExitCode {
-    /// `compare`: a regression; `conform`: a design that does not conform.
-    static let regression = ExitCode(2)
-    /// `run`: a scenario failed its own verification.
-    static let verificationFailed = ExitCode(3)
-    /// `run`: a design crashed or hung a measuring process (the others were measured).
-    static let designFault = ExitCode(4)
 }

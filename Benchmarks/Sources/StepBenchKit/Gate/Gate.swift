@@ -62,7 +62,7 @@ public enum Gate {
     }
 
     /// A measurement the gate cannot compare: `verificationFailed` when a scenario failed its own
-    /// verification (a regression: exit 2), otherwise a failure to measure (exit 1).
+    /// verification (exit 3, as `run`), otherwise a failure to measure (exit 1).
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
         public var verificationFailed = false
