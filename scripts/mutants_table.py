@@ -24,16 +24,30 @@ def caught(comparison: dict, design: str) -> dict[str, list[str]]:
     return found
 
 
+def attributed(comparison: dict, design: str) -> str:
+    """The function the tool's attribution ranks first for the design's row whose instructions
+    moved most, with its share of that row's Δ ("where it went", from the whole profiles), or
+    "—" when the files hold none."""
+    mine = [a for a in comparison.get("attributions") or [] if a["design"] == design and a.get("functions")]
+    if not mine:
+        return "—"
+    a = max(mine, key=lambda a: (abs(a["current"] - a["baseline"]), a["target"]))
+    first = a["functions"][0]
+    return (f"`{first['key'][:80]}` {100 * first['share']:.0f}% of {a['target']}'s "
+            f"{a['current'] - a['baseline']:+.1f} ({first['cause']})")
+
+
 def table(entries: list[tuple[str, int, str, dict]]) -> str:
-    lines = ["| mutant | caught | by | rows (baseline → mutant, per element or event) | seconds |",
-             "|---|---|---|---|---|"]
+    lines = ["| mutant | caught | by | rows (baseline → mutant, per element or event) | attributed to | seconds |",
+             "|---|---|---|---|---|---|"]
     for name, seconds, design, comparison in entries:
         found = caught(comparison, design)
         rows = "; ".join(f"{r}" for m in found for r in found[m][:3])
         more = sum(len(v) for v in found.values()) - min(3, sum(len(v) for v in found.values()))
         if more > 0:
             rows += f"; … {more} more"
-        lines.append(f"| {name} | {'yes' if found else '**no**'} | {', '.join(found) or '—'} | {rows or '—'} | {seconds} |")
+        lines.append(f"| {name} | {'yes' if found else '**no**'} | {', '.join(found) or '—'} | {rows or '—'} | "
+                     f"{attributed(comparison, design)} | {seconds} |")
     return "\n".join(lines)
 
 

@@ -725,6 +725,7 @@ def build(args, results, folder):
     else:
         md += ["Instructions per element: not in these results (pass a `stepbench profile` file too).", ""]
     md += path_section(results, folder)
+    md += runtime_section(results)
     md += split_section(results, folder)
     md += bridge_section(results)
     md += plain_section(results)
@@ -850,6 +851,51 @@ def path_section(results, folder) -> list[str]:
     return md + [""]
 
 
+def runtime_section(results) -> list[str]:
+    """Per path and design, the runtime's calls per event (retains, releases, allocations,
+    exclusivity checks, metadata, casts, lock calls), each placed at the callers that make it,
+    from the tool's whole profile of the path (callgrind's call edges). Nothing for files
+    written before whole profiles were kept."""
+    rows = [p for p in results.path_rows if p.get("callProfile")]
+    if not rows:
+        return []
+    order = [p["name"] for p in (results.catalog or {}).get("paths", [])]
+    subjects = []
+    for p in (results.catalog or {}).get("paths", []):
+        subjects += [s for s in p.get("subjects", []) if s not in subjects]
+
+    def rank(p):
+        return (order.index(p["path"]) if p["path"] in order else len(order),
+                subjects.index(p["design"]) if p["design"] in subjects else len(subjects), p["design"])
+
+    md = ["### The runtime's calls on every path, and who makes them", "",
+          "Per event of each path, from its whole profile (callgrind's call edges, the two windows' difference): "
+          "the runtime's retains, releases, allocations, deallocations, exclusivity checks, metadata lookups, casts "
+          "and lock calls, each with the functions that call it (at most three, most first). A path and design "
+          "that makes none is left out; `stepbench compare` of two profiles says which of them moved.", "",
+          "| path | design | runtime calls per event (callers) |", "|---|---|---|"]
+    for p in sorted(rows, key=rank):
+        by_kind = {}
+        for call in p["callProfile"]["runtimeCalls"]:
+            by_kind.setdefault(call["kind"], []).append(call)
+        if not by_kind:
+            continue
+        cells = []
+        for kind, calls in by_kind.items():
+            total = sum(c["callsPerEvent"] for c in calls)
+            callers = sorted(calls, key=lambda c: (-c["callsPerEvent"], c["caller"]))[:3]
+            cells.append(f"{kind} {total:.2f} (" + ", ".join(
+                f"`{_short(c['caller'])}` {c['callsPerEvent']:.2f}" for c in callers) + ")")
+        md.append(f"| {p['path']} | `{p['design']}` | " + "; ".join(cells) + " |")
+    return md + [""]
+
+
+def _short(name, width=70):
+    """A function's key for a table cell: whole if it fits, else its end (the most specific part)."""
+    name = name.replace("|", "\\|")
+    return name if len(name) <= width else "…" + name[-(width - 1):]
+
+
 def _num(v):
     """A count in a table: thousands separated, whole; – where there is none."""
     return "–" if v is None else f"{v:,.0f}"
@@ -939,7 +985,10 @@ def instruction_breakdown(results, profiles) -> list[str]:
           "Counted in the scenario's measured window, every thread (the asynchronous designs call the stepper on their own "
           "executor's thread); a row that says *whole process* comes from an older profile.", ""]
     for p in profiles:
-        functions = [f for f in p.get("topFunctions", []) if f.get("instructionsPerElement") is not None]
+        whole = (p.get("callProfile") or {}).get("functions")
+        functions = ([{"function": f["key"], "instructionsPerElement": f["exclusivePerEvent"],
+                       "inclusive": f["inclusivePerEvent"]} for f in whole] if whole else
+                     [f for f in p.get("topFunctions", []) if f.get("instructionsPerElement") is not None])
         where = " (whole process)" if p.get("collection") == "wholeProcess" else ""
         name = p["scenario"] if results.is_floor(p["scenario"]) else p["design"]  # a floor is its own scenario
         md.append(f"**`{name}`** — {p['instructionsPerElement']:,.0f} instructions/element{where}")
@@ -947,10 +996,15 @@ def instruction_breakdown(results, profiles) -> list[str]:
         if not functions:
             md += ["(this profile predates per-function counts; re-run `stepbench profile`)", ""]
             continue
-        md += ["| instructions/element | function |", "|---:|---|"]
-        md += [f"| {f['instructionsPerElement']:,.1f} | `{f['function'][:110]}` |" for f in functions[:8]]
+        if whole:
+            md += ["| instructions/element | inclusive | function |", "|---:|---:|---|"]
+            md += [f"| {f['instructionsPerElement']:,.1f} | {f['inclusive']:,.1f} | `{_short(f['function'], 110)}` |"
+                   for f in functions[:8]]
+        else:
+            md += ["| instructions/element | function |", "|---:|---|"]
+            md += [f"| {f['instructionsPerElement']:,.1f} | `{f['function'][:110]}` |" for f in functions[:8]]
         rest = p["instructionsPerElement"] - sum(f["instructionsPerElement"] for f in functions[:8])
-        md += [f"| {rest:,.1f} | (all other functions) |", ""]
+        md += [f"| {rest:,.1f} | | (all other functions) |" if whole else f"| {rest:,.1f} | (all other functions) |", ""]
     return md
 
 

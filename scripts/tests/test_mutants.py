@@ -45,3 +45,20 @@ def test_every_patch_applies_to_this_tree():
         result = subprocess.run(["git", "apply", "--check", os.path.join("scripts", "mutants.d", patch)],
                                 cwd=ROOT, capture_output=True, text=True)
         assert result.returncode == 0, f"{patch} no longer applies: {result.stderr}"
+
+
+def test_table_names_the_function_the_attribution_ranks_first():
+    caught = comparison(("sync-more", "mutex", "instructions_per_event", 700, 706, "regression"))
+    caught["attributions"] = [
+        {"target": "sync-more", "design": "mutex", "baseline": 700, "current": 706, "remainder": 0.0,
+         "functions": [{"key": "swift_retain", "exclusive": 5.0, "inclusive": 5.0, "share": 0.83,
+                        "cause": "called more often"},
+                       {"key": "MutexSteppingSubscriber.receive(_:)", "exclusive": 1.0, "inclusive": 6.0,
+                        "share": 0.17, "cause": "own code"}], "edges": [], "runtimeCalls": []},
+        {"target": "sync-more", "design": "atomic", "baseline": 1, "current": 90, "remainder": 0.0,
+         "functions": [{"key": "elsewhere", "exclusive": 89, "inclusive": 89, "share": 1, "cause": "own code"}],
+         "edges": [], "runtimeCalls": []}]
+    line = mt.table([("retain", 60, "mutex", caught)]).splitlines()[2]
+    assert "`swift_retain` 83% of sync-more's +6.0 (called more often)" in line, line
+    assert "elsewhere" not in line  # another design's attribution
+    assert "| — |" in mt.table([("old", 60, "mutex", comparison())]).splitlines()[2]  # files without whole profiles

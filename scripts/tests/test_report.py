@@ -492,3 +492,38 @@ def test_a_reversed_pair_is_called_for_the_rounds_not_a_tie(tmp_path):
     m = next(m for m in figures.measures(results) if m.metric == "ns_per_element")
     said = figures._round_by_round(results, m, [d for d in results.designs() if d not in figures.peers(results)])
     assert said.startswith(f"{scenario} ×1 ns/element: `mutex` is faster than `atomic` ("), said
+
+
+def test_each_path_runtime_calls_are_tabled_at_their_callers_and_the_whole_profile_names_functions(tmp_path):
+    profile = json.load(open(os.path.join(os.path.dirname(__file__), "fixtures", "profile.json")))
+    whole = {"functions": [{"key": "swift_retain", "exclusivePerEvent": 40.0, "inclusivePerEvent": 40.0},
+                           {"key": "LockedSteppingSubscriber.receive(_:)", "exclusivePerEvent": 96.0,
+                            "inclusivePerEvent": 300.0}],
+             "edges": [], "unattributedPerEvent": 0.0,
+             "runtimeCalls": [{"kind": "retain", "callee": "swift_retain", "caller": "LockedSteppingSubscriber.receive(_:)",
+                               "callsPerEvent": 3.0},
+                              {"kind": "retain", "callee": "swift_retain", "caller": "CountingUpstream.Conduit.request(_:)",
+                               "callsPerEvent": 4.0},
+                              {"kind": "lock", "callee": "pthread_mutex_lock", "caller": "NSLock.lock()",
+                               "callsPerEvent": 3.0}]}
+    profile["paths"] = [{"path": "sync-more", "design": "locked", "eventsLow": 200, "eventsHigh": 600,
+                         "instructionsPerEvent": 1169.0, "synchronisingPerEvent": 21.0, "allocationsPerEvent": 0.0,
+                         "topFunctions": [], "synchronisingFunctions": [], "exact": True, "callProfile": whole},
+                        {"path": "sync-more", "design": "floor", "eventsLow": 200, "eventsHigh": 600,
+                         "instructionsPerEvent": 283.0, "synchronisingPerEvent": 0.0, "allocationsPerEvent": 0.0,
+                         "topFunctions": [], "synchronisingFunctions": [], "exact": True,
+                         "callProfile": dict(whole, runtimeCalls=[])}]
+    for p in profile["profiles"]:
+        p["callProfile"] = whole
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps(profile))
+    out = tmp_path / "report"
+    assert report.main([FIXTURE, str(path), "--out", str(out)]) == 0
+    text = (out / "REPORT.md").read_text()
+    assert "### The runtime's calls on every path, and who makes them" in text
+    row = next(line for line in text.splitlines() if line.startswith("| sync-more | `locked` |"))
+    assert ("retain 7.00 (`CountingUpstream.Conduit.request(_:)` 4.00, `LockedSteppingSubscriber.receive(_:)` 3.00); "
+            "lock 3.00 (`NSLock.lock()` 3.00)") in row, row
+    assert not any(line.startswith("| sync-more | `floor` |") for line in text.splitlines())  # makes no runtime call
+    # the per-element breakdown reads the whole profile: keys, and inclusive beside exclusive
+    assert "| 96.0 | 300.0 | `LockedSteppingSubscriber.receive(_:)` |" in text

@@ -130,7 +130,7 @@ public struct Profiler {
                     instructionsPerElement: Double(high.total - low.total) / span,
                     topFunctions: ResultsFile.FunctionCost.top(
                         low.functions, high.functions, span: span, keeping: Self.functionsKept),
-                    collection: .measuredWindow))
+                    collection: .measuredWindow, callProfile: .between(low, high, span: span)))
         }
         return (rows, faults)
     }
@@ -144,15 +144,16 @@ public struct Profiler {
             ? (elementsLow / 4, elementsHigh / 4) : (elementsLow, elementsHigh)
     }
 
-    /// One window's instructions: its total, and the exclusive instructions per function.
-    typealias Counts = (total: UInt64, functions: [String: UInt64])
+    /// One window's instructions: its dump part (total, exclusive instructions per function,
+    /// call edges).
+    typealias Counts = CallgrindDump
 
-    /// One callgrind run: the measured window's total and its exclusive instructions per
-    /// function, from the window's own dump part (checked to be the run's only window).
+    /// One callgrind run: the measured window's own dump part (checked to be the run's only
+    /// window).
     private func count(
         _ child: ChildProcess, _ target: ProfileRequest.Target, _ elements: Int,
         _ work: URL
-    ) throws -> (total: UInt64, functions: [String: UInt64]) {
+    ) throws -> CallgrindDump {
         let out = work.appendingPathComponent(
             "callgrind.\(target.scenario.rawValue).\(target.subject).\(elements)")
         let (command, arguments) = child.underCallgrind(valgrind, output: out)
@@ -166,7 +167,7 @@ public struct Profiler {
                 "profile \(target): the measured window was entered \(windows.count) times, expected once"
             )
         }
-        return (window.total, window.functions)
+        return window
     }
 
     private func run(_ command: String, _ arguments: [String], input: Data? = nil, timeLimit: Double? = nil) throws {

@@ -60,7 +60,7 @@ extension Comparison {
         return Comparison(
             baselineCommit: baseline.machine.gitCommit, currentCommit: current.machine.gitCommit,
             minEffect: minEffect, decisionLevel: 1 - 2 * decisionTail(comparisons: decided),
-            noiseProfile: noise?.machineId, rows: rows)
+            noiseProfile: noise?.machineId, rows: rows, attributions: attributions(baseline, current))
     }
 
     /// The rows of counts the code fixes, for one row measured in both files: allocations per

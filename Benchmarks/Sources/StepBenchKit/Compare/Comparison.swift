@@ -176,6 +176,9 @@ public struct Comparison: Codable, Equatable, Sendable {
     /// The machine kind of the noise profile used (nil: bootstrap only, no drift allowance).
     public var noiseProfile: String?
     public var rows: [Row]
+    /// Where each moved exact count went (``attributions(_:_:)``); absent when the files hold
+    /// no whole profiles on both sides.
+    public var attributions: [Attribution]? = nil
 
     public var regressions: [Row] { rows.filter { $0.verdict == .regression || $0.verdict == .failed } }
     /// Regressions in exact metrics only (instructions, allocations, failed verification), and

@@ -48,10 +48,43 @@ extension Comparison {
                         "|" + String(repeating: "---|", count: header.count),
                     ]
                     + body.map { "| " + $0.joined(separator: " | ") + " |" }
-                return lines.joined(separator: "\n") + "\n\n" + summary + "\n"
+                return lines.joined(separator: "\n") + "\n\n" + summary + "\n" + attributionText
             }
-            return TextTable(rows: [header] + body).render() + summary + "\n"
+            return TextTable(rows: [header] + body).render() + summary + "\n" + attributionText
         }
+    }
+
+    /// Where each moved exact count went (``attributions``), a paragraph per row, after the
+    /// table: nothing when the files hold no whole profiles.
+    var attributionText: String {
+        guard let attributions else { return "" }
+        guard !attributions.isEmpty else {
+            return "where it went: no function moved (whole profiles on both sides)\n"
+        }
+        func signed(_ x: Double) -> String { String(format: "%+.2f", x) }
+        func calls(_ x: Double) -> String { String(format: "%.2f", x) }
+        var lines = ["where it went (functions by exclusive instructions per event; whole profiles on both sides):"]
+        for a in attributions {
+            lines.append(
+                "  \(a.target) \(a.design): \(Self.fmt(a.baseline)) → \(Self.fmt(a.current)) (\(signed(a.delta)))"
+                    + (a.functions.isEmpty ? ": no function moved (layout only)" : ""))
+            for f in a.functions {
+                lines.append(
+                    "    \(signed(f.exclusive)) (\(String(format: "%.0f%%", 100 * f.share))) \(f.key) (inclusive \(signed(f.inclusive)); \(f.cause.rawValue))"
+                )
+            }
+            if !a.functions.isEmpty { lines.append("    \(signed(a.remainder)) remainder (functions not listed)") }
+            for e in a.edges {
+                lines.append(
+                    "    calls \(e.caller) → \(e.callee): \(calls(e.callsBefore)) → \(calls(e.callsAfter)) per event")
+            }
+            for r in a.runtimeCalls {
+                lines.append(
+                    "    runtime \(r.kind.rawValue) \(r.callee) from \(r.caller): \(calls(r.callsBefore)) → \(calls(r.callsAfter)) per event"
+                )
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// The decided timing rows' median detectable effect per scenario, in the rows' order.

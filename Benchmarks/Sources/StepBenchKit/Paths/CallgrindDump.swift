@@ -10,18 +10,27 @@ struct CallgrindDump {
     var trigger = ""
     var total: UInt64 = 0
     var functions: [String: UInt64] = [:]
+    /// The calls each function made, by (caller, callee): how many, and what they cost in all
+    /// (callgrind's `cfn=` and `calls=` records; the callee and everything it called).
+    var calls: [CallEdge: CallCost] = [:]
     /// Exclusive instructions executed at each address, and the function the address is in,
     /// by object path.
     var addresses: [String: [UInt64: (cost: UInt64, function: String)]] = [:]
 
     init(contentsOf url: URL) throws {
         let text = try String(contentsOf: url, encoding: .utf8)
-        var object = "", function = "", skipNext = false
+        var object = "", function = "", callee = "", skipNext = false, callCount: UInt64 = 0
         var sum: UInt64 = 0, summary: UInt64? = nil
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             if line.hasPrefix("0x") {
                 if skipNext {  // the inclusive cost of the call above: not this function's own
                     skipNext = false
+                    let fields = line.split(separator: " ")
+                    guard fields.count >= 2, let cost = UInt64(fields[fields.count - 1]) else {
+                        throw CallgrindDumpError("\(url.lastPathComponent): unreadable call cost line '\(line)'")
+                    }
+                    calls[CallEdge(caller: function, callee: callee), default: CallCost()].add(
+                        count: callCount, inclusive: cost)
                     continue
                 }
                 let fields = line.split(separator: " ")
@@ -35,7 +44,14 @@ struct CallgrindDump {
                 object = String(line.dropFirst(3))
             } else if line.hasPrefix("fn=") {
                 function = String(line.dropFirst(3))
+            } else if line.hasPrefix("cfn=") {
+                callee = String(line.dropFirst(4))
             } else if line.hasPrefix("calls=") {
+                // "calls=COUNT TARGET": the next cost line is what those calls cost in all
+                guard let count = UInt64(line.dropFirst(6).prefix { $0 != " " }) else {
+                    throw CallgrindDumpError("\(url.lastPathComponent): unreadable calls line '\(line)'")
+                }
+                callCount = count
                 skipNext = true
             } else if line.hasPrefix("desc: Trigger: ") {
                 trigger = String(line.dropFirst("desc: Trigger: ".count))

@@ -104,7 +104,7 @@ public struct PathProfiler {
                         topFunctions: functions,
                         synchronisingFunctions: ResultsFile.FunctionCost.top(
                             syncLow.functions, syncHigh.functions, span: span, keeping: .max),
-                        exact: path.countsAreExact(for: subject)))
+                        exact: path.countsAreExact(for: subject), callProfile: .between(low, high, span: span)))
             }
         }
         // Every window synchronises (the driver's own semaphore, if nothing else): none found means

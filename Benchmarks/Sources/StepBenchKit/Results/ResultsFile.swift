@@ -92,6 +92,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         public var topFunctions: [FunctionCost]
         /// Where instructions were counted; absent in older files (always the measured window).
         public var collection: Collection? = nil
+        /// The whole profile of an element: every function, call edge and runtime call;
+        /// absent in files written before it was kept.
+        public var callProfile: CallProfile? = nil
 
         public enum Collection: String, Codable, Sendable {
             /// Inside the scenario's ``MeasuredWindow``: every thread between its open and close
@@ -125,6 +128,9 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         /// Whether the counts are fixed by the code (``StepPath/countsAreExact(for:)``):
         /// `compare` gates only those.
         public var exact: Bool
+        /// The whole profile of an event: every function, call edge and runtime call; absent
+        /// in files written before it was kept.
+        public var callProfile: CallProfile? = nil
     }
 
     public struct FunctionCost: Codable, Equatable, Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import StepBenchScenarios
 @_spi(StepBench) import SteppingConformance
+import Synchronization
 
 /// Readable function names for profiles.
 enum Demangler {
@@ -16,5 +17,51 @@ enum Demangler {
             if let range = text.range(of: "---> ") { text = String(text[range.upperBound...]) }
         }
         return text.count > 120 ? String(text.prefix(117)) + "..." : text
+    }
+}
+
+extension Demangler {
+    /// What ``keys(_:)`` has found, for the process's life.
+    private static let known = Mutex<[String: String]>([:])
+
+    /// Each symbol's stable key: demangled (simplified) through one `swift-demangle` for all of
+    /// them, then ``key(_:)``. A symbol that is not Swift's keeps its name.
+    static func keys(_ symbols: Set<String>) -> [String: String] {
+        var answer = known.withLock { known in symbols.reduce(into: [String: String]()) { $0[$1] = known[$1] } }
+        let missing = symbols.filter { answer[$0] == nil }.sorted()
+        let mangled = missing.filter { $0.hasPrefix("$s") }
+        var demangled: [String: String] = [:]
+        if !mangled.isEmpty,
+            let out = try? ChildLaunch.command("swift-demangle", ["--simplified", "--compact"]).run(
+                input: Data((mangled.joined(separator: "\n") + "\n").utf8), timeLimit: 120),
+            out.status == 0
+        {
+            let lines = out.stdoutText.split(separator: "\n", omittingEmptySubsequences: false)
+            if lines.count >= mangled.count {
+                for (symbol, line) in zip(mangled, lines) { demangled[symbol] = String(line) }
+            }
+        }
+        for symbol in missing { answer[symbol] = key(demangled[symbol] ?? symbol) }
+        known.withLock { known in known.merge(answer) { old, _ in old } }
+        return answer
+    }
+
+    /// A demangled name reduced to what survives a rebuild: `specialized`, `merged` and
+    /// partial-apply prefixes dropped, closure numbers folded (`closure #2 in f` → `closure in f`).
+    static func key(_ readable: String) -> String {
+        var text = readable
+        let prefixes = [
+            "specialized ", "merged ", "partial apply for ", "partial apply forwarder for ",
+        ]
+        var changed = true
+        while changed {
+            changed = false
+            for prefix in prefixes where text.hasPrefix(prefix) {
+                text.removeFirst(prefix.count)
+                changed = true
+            }
+        }
+        text = text.replacingOccurrences(of: #"closure #[0-9]+"#, with: "closure", options: .regularExpression)
+        return text
     }
 }

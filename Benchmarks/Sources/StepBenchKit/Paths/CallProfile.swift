@@ -1,0 +1,203 @@
+import Foundation
+
+/// A call from one function to another in a callgrind dump part (raw symbol names).
+struct CallEdge: Hashable, Sendable {
+    var caller: String
+    var callee: String
+}
+
+/// How often a ``CallEdge`` was taken, and the instructions those calls cost in all (the callee
+/// and everything it called).
+struct CallCost: Sendable {
+    var count: UInt64 = 0
+    var inclusive: UInt64 = 0
+
+    mutating func add(count: UInt64, inclusive: UInt64) {
+        self.count += count
+        self.inclusive += inclusive
+    }
+}
+
+extension ResultsFile {
+    /// Where one event's (or element's) instructions go, whole: every function by its stable
+    /// key, exclusive and inclusive; the call edges between them; and the runtime's calls
+    /// (retains, releases, allocations, exclusivity checks, metadata, casts, locks), each placed
+    /// at the function that makes it. Per event is the difference of two windows over the
+    /// difference of their events, as every exact count of a profile.
+    ///
+    /// **Conservation:** the functions' exclusive instructions plus ``unattributedPerEvent`` are
+    /// the row's instructions per event. The dump parts are read whole (their cost lines must
+    /// add up to the part's total, ``CallgrindDump``), so what is unattributed is only what the
+    /// list leaves out: functions whose counts moved by less than ``threshold`` per event.
+    public struct CallProfile: Codable, Equatable, Sendable {
+        /// Functions (and edges, and runtime calls) that moved by less than this per event are
+        /// not listed.
+        public static let threshold = 0.01
+
+        /// By key, most exclusive instructions first (ties by key).
+        public var functions: [Function]
+        /// Caller → callee, by keys: calls per event and their inclusive instructions per
+        /// event, most inclusive first.
+        public var edges: [Edge]
+        /// The runtime's calls, each at its caller, by kind, most first.
+        public var runtimeCalls: [RuntimeCall]
+        /// Instructions per event of the functions not listed.
+        public var unattributedPerEvent: Double
+
+        public struct Function: Codable, Equatable, Sendable {
+            /// ``Demangler/key(_:)`` of the symbol: generic specialisations, closure numbers,
+            /// `merged` and thunk prefixes folded, so that the key survives a rebuild.
+            public var key: String
+            public var exclusivePerEvent: Double
+            /// Its own instructions and those of everything it called.
+            public var inclusivePerEvent: Double
+        }
+
+        public struct Edge: Codable, Equatable, Sendable {
+            public var caller: String
+            public var callee: String
+            public var callsPerEvent: Double
+            public var inclusivePerEvent: Double
+        }
+
+        public struct RuntimeCall: Codable, Equatable, Sendable {
+            public var kind: RuntimeKind
+            /// The runtime function called (its key).
+            public var callee: String
+            /// The function that calls it (its key).
+            public var caller: String
+            public var callsPerEvent: Double
+        }
+
+        /// What the runtime is asked for.
+        public enum RuntimeKind: String, Codable, CaseIterable, Sendable {
+            case retain, release, allocation, deallocation, exclusivity, metadata, cast, lock
+
+            /// The kind of a call to `symbol` (a raw symbol name), or nil for code that is not
+            /// the runtime's.
+            public init?(symbol: String) {
+                let name = symbol.hasPrefix("$s") ? "" : symbol
+                if symbol.hasPrefix("$s") {
+                    // Swift symbols: only the type metadata accessors are the runtime's business.
+                    guard symbol.hasSuffix("Ma") else { return nil }
+                    self = .metadata
+                } else if name.hasPrefix("swift_") && (name.contains("etain") || name.hasSuffix("Retain_n")) {
+                    self = .retain
+                } else if name.hasPrefix("swift_") && name.contains("elease") {
+                    self = .release
+                } else if [
+                    "swift_allocObject", "swift_slowAlloc", "swift_allocBox", "swift_allocEmptyBox", "malloc",
+                    "calloc", "realloc", "posix_memalign", "aligned_alloc",
+                ].contains(name) {
+                    self = .allocation
+                } else if [
+                    "swift_deallocObject", "swift_slowDealloc", "swift_deallocClassInstance",
+                    "swift_deallocUninitializedObject", "swift_deallocBox", "free",
+                ].contains(name) {
+                    self = .deallocation
+                } else if name == "swift_beginAccess" || name == "swift_endAccess" {
+                    self = .exclusivity
+                } else if name.hasPrefix("swift_getGenericMetadata") || name.hasPrefix("swift_getWitnessTable")
+                    || name.hasPrefix("swift_getTypeByMangledName") || name.hasPrefix("swift_getAssociated")
+                    || name.hasPrefix("swift_getSingletonMetadata") || name.hasPrefix("swift_checkMetadataState")
+                    || name.hasPrefix("swift_getForeignTypeMetadata")
+                    || name.hasPrefix("__swift_instantiateConcreteTypeFromMangledName")
+                {
+                    self = .metadata
+                } else if name.hasPrefix("swift_dynamicCast") || name.hasPrefix("swift_conformsToProtocol") {
+                    self = .cast
+                } else if name.hasPrefix("pthread_mutex_") || name.hasPrefix("pthread_cond_")
+                    || name.hasPrefix("pthread_rwlock_") || name.hasPrefix("__lll_") || name == "sched_yield"
+                    || name == "syscall"
+                {
+                    self = .lock
+                } else {
+                    return nil
+                }
+            }
+        }
+
+        /// The profile of the events between `low` and `high`, `span` events apart.
+        static func between(_ low: CallgrindDump, _ high: CallgrindDump, span: Double) -> CallProfile {
+            let names = Set(high.functions.keys).union(low.functions.keys)
+                .union(high.calls.keys.flatMap { [$0.caller, $0.callee] })
+                .union(low.calls.keys.flatMap { [$0.caller, $0.callee] })
+            let keys = Demangler.keys(names)
+            func key(_ name: String) -> String { keys[name] ?? name }
+
+            // Exclusive and inclusive per window, by key. A function's inclusive cost is its own
+            // plus what its calls cost, but for calls to itself (recursion, already inside).
+            func costs(_ dump: CallgrindDump) -> [String: (exclusive: Double, inclusive: Double)] {
+                var costs: [String: (exclusive: Double, inclusive: Double)] = [:]
+                for (name, cost) in dump.functions {
+                    costs[key(name), default: (0, 0)].exclusive += Double(cost)
+                    costs[key(name), default: (0, 0)].inclusive += Double(cost)
+                }
+                for (edge, cost) in dump.calls where key(edge.caller) != key(edge.callee) {
+                    costs[key(edge.caller), default: (0, 0)].inclusive += Double(cost.inclusive)
+                }
+                return costs
+            }
+            let (lowCosts, highCosts) = (costs(low), costs(high))
+            var functions: [Function] = []
+            var listed = 0.0
+            for name in Set(lowCosts.keys).union(highCosts.keys) {
+                let (a, b) = (lowCosts[name] ?? (0, 0), highCosts[name] ?? (0, 0))
+                let exclusive = (b.exclusive - a.exclusive) / span, inclusive = (b.inclusive - a.inclusive) / span
+                guard abs(exclusive) >= threshold || abs(inclusive) >= threshold else { continue }
+                functions.append(Function(key: name, exclusivePerEvent: exclusive, inclusivePerEvent: inclusive))
+                listed += exclusive
+            }
+            functions.sort {
+                $0.exclusivePerEvent != $1.exclusivePerEvent
+                    ? $0.exclusivePerEvent > $1.exclusivePerEvent : $0.key < $1.key
+            }
+
+            // Edges and runtime calls, by keys.
+            func edges(_ dump: CallgrindDump) -> [CallEdge: CallCost] {
+                var edges: [CallEdge: CallCost] = [:]
+                for (edge, cost) in dump.calls {
+                    edges[CallEdge(caller: key(edge.caller), callee: key(edge.callee)), default: CallCost()].add(
+                        count: cost.count, inclusive: cost.inclusive)
+                }
+                return edges
+            }
+            let (lowEdges, highEdges) = (edges(low), edges(high))
+            var kinds: [String: RuntimeKind] = [:]
+            for edge in Set(low.calls.keys).union(high.calls.keys) {
+                if let kind = RuntimeKind(symbol: edge.callee) { kinds[key(edge.callee)] = kind }
+            }
+            var edgeList: [Edge] = [], runtimeCalls: [RuntimeCall] = []
+            for edge in Set(lowEdges.keys).union(highEdges.keys) {
+                let (a, b) = (lowEdges[edge] ?? CallCost(), highEdges[edge] ?? CallCost())
+                let calls = (Double(b.count) - Double(a.count)) / span
+                let inclusive = (Double(b.inclusive) - Double(a.inclusive)) / span
+                if abs(calls) >= threshold || abs(inclusive) >= threshold {
+                    edgeList.append(
+                        Edge(
+                            caller: edge.caller, callee: edge.callee, callsPerEvent: calls, inclusivePerEvent: inclusive
+                        ))
+                }
+                if let kind = kinds[edge.callee], abs(calls) >= threshold {
+                    runtimeCalls.append(
+                        RuntimeCall(kind: kind, callee: edge.callee, caller: edge.caller, callsPerEvent: calls))
+                }
+            }
+            edgeList.sort {
+                $0.inclusivePerEvent != $1.inclusivePerEvent
+                    ? $0.inclusivePerEvent > $1.inclusivePerEvent
+                    : ($0.caller, $0.callee) < ($1.caller, $1.callee)
+            }
+            runtimeCalls.sort {
+                $0.kind != $1.kind
+                    ? RuntimeKind.allCases.firstIndex(of: $0.kind)! < RuntimeKind.allCases.firstIndex(of: $1.kind)!
+                    : $0.callsPerEvent != $1.callsPerEvent
+                        ? $0.callsPerEvent > $1.callsPerEvent : ($0.caller, $0.callee) < ($1.caller, $1.callee)
+            }
+            let total = (Double(high.total) - Double(low.total)) / span
+            return CallProfile(
+                functions: functions, edges: edgeList, runtimeCalls: runtimeCalls,
+                unattributedPerEvent: total - listed)
+        }
+    }
+}
