@@ -883,11 +883,19 @@ def runtime_section(results) -> list[str]:
         cells = []
         for kind, calls in by_kind.items():
             total = sum(c["callsPerEvent"] for c in calls)
-            callers = sorted(calls, key=lambda c: (-c["callsPerEvent"], c["caller"]))[:3]
+            # the tool's summary keeps each kind's busiest callers and one "(other callers)" entry
+            others = sum(c["callsPerEvent"] for c in calls if c["caller"] == _OTHER_CALLERS)
+            named = [c for c in calls if c["caller"] != _OTHER_CALLERS]
+            callers = sorted(named, key=lambda c: (-c["callsPerEvent"], c["caller"]))[:3]
+            others += sum(c["callsPerEvent"] for c in named if c not in callers)
             cells.append(f"{kind} {total:.2f} (" + ", ".join(
-                f"`{_short(c['caller'])}` {c['callsPerEvent']:.2f}" for c in callers) + ")")
+                [f"`{_short(c['caller'])}` {c['callsPerEvent']:.2f}" for c in callers]
+                + ([f"others {others:.2f}"] if others >= 0.005 else [])) + ")")
         md.append(f"| {p['path']} | `{p['design']}` | " + "; ".join(cells) + " |")
     return md + [""]
+
+
+_OTHER_CALLERS = "(other callers)"  # CallProfile.otherCallers: the callers a summary leaves out
 
 
 def _short(name, width=70):

@@ -51,7 +51,14 @@ extension StepBench {
         func run() throws {
             let urls = files.map(resultsURL)
             let inputs = try urls.map(ResultsFile.read)
-            let results = try ResultsFile.combined(inputs, names: files, acrossBuilds: true)
+            var results = try ResultsFile.combined(inputs, names: files, acrossBuilds: true)
+            // The whole call profiles are tens of megabytes: the document carries their summary.
+            for i in (results.profiles ?? []).indices {
+                results.profiles![i].callProfile = results.profiles![i].callProfile?.summary()
+            }
+            for i in (results.paths ?? []).indices {
+                results.paths![i].callProfile = results.paths![i].callProfile?.summary()
+            }
             let document = Document(
                 files: urls.map(\.relativePath), machineID: results.machine.machineID, catalog: results.writtenWith,
                 results: results,

@@ -125,4 +125,33 @@ struct CallProfileTests {
             baselineCommit: "a", currentCommit: "a", minEffect: 0.05, decisionLevel: 0.99, noiseProfile: nil, rows: [])
         #expect(try !none.render(.text).contains("where it went"), "files without whole profiles: nothing said")
     }
+
+    @Test("a profile file keeps its whole call profiles beside it, compressed, and reads them back")
+    func test_callProfiles_besideTheFileAndBack() throws {
+        let whole = try Self.profile(retains: 2)
+        var row = PathTests.row(.syncMore, design: "locked", instructions: 23)
+        row.callProfile = whole
+        var other = PathTests.row(.stalePromise, design: "locked", instructions: 5)
+        other.callProfile = nil
+        let file = PathTests.file([row, other])
+        let url = temporaryFolder().appendingPathComponent("profile-x.json")
+        try file.write(to: url)
+        let beside = url.deletingLastPathComponent().appendingPathComponent("profile-x.calls.json.gz")
+        #expect(FileManager.default.fileExists(atPath: beside.path))
+        let main = try String(contentsOf: url, encoding: .utf8)
+        #expect(!main.contains("callProfile"), "the results file itself stays small")
+        let back = try ResultsFile.read(url)
+        #expect(back.paths?.first { $0.path == .syncMore }?.callProfile == whole)
+        #expect(back.paths?.first { $0.path == .stalePromise }?.callProfile == nil)
+        // the same profile writes the same bytes (a timestamped file and latest.json are one blob)
+        let again = url.deletingLastPathComponent().appendingPathComponent("profile-y.json")
+        try file.write(to: again)
+        #expect(
+            try Data(contentsOf: beside)
+                == Data(contentsOf: again.deletingLastPathComponent().appendingPathComponent("profile-y.calls.json.gz"))
+        )
+        // a damaged companion is an error naming it, not a silent profile without its calls
+        try Data("not gzip".utf8).write(to: beside)
+        #expect { try ResultsFile.read(url) } throws: { "\($0)".contains("profile-x.calls.json.gz") }
+    }
 }

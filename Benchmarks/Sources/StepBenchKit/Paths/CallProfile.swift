@@ -117,6 +117,32 @@ extension ResultsFile {
             }
         }
 
+        /// What a reader of the whole run needs of it (`stepbench read`, which the report asks):
+        /// the `functions` most expensive functions, no edges, and per kind of runtime call its
+        /// `callers` busiest callers and one entry, caller ``otherCallers``, for the rest, so
+        /// that each kind's total stays whole; still conserving (what is left out is
+        /// unattributed).
+        public func summary(functions kept: Int = 8, callers: Int = 3) -> CallProfile {
+            let listed = Array(functions.prefix(kept))
+            let dropped = functions.dropFirst(kept).reduce(0) { $0 + $1.exclusivePerEvent }
+            var calls: [RuntimeCall] = []
+            for kind in RuntimeKind.allCases {
+                let mine = runtimeCalls.filter { $0.kind == kind }  // most first
+                calls += mine.prefix(callers)
+                let rest = mine.dropFirst(callers).reduce(0) { $0 + $1.callsPerEvent }
+                if mine.count > callers {
+                    calls.append(
+                        RuntimeCall(kind: kind, callee: "", caller: Self.otherCallers, callsPerEvent: rest))
+                }
+            }
+            return CallProfile(
+                functions: listed, edges: [], runtimeCalls: calls, unattributedPerEvent: unattributedPerEvent + dropped)
+        }
+
+        /// The caller of a ``summary(functions:callers:)``'s entry that stands for the callers
+        /// it leaves out.
+        public static let otherCallers = "(other callers)"
+
         /// The profile of the events between `low` and `high`, `span` events apart.
         static func between(_ low: CallgrindDump, _ high: CallgrindDump, span: Double) -> CallProfile {
             let names = Set(high.functions.keys).union(low.functions.keys)

@@ -4,8 +4,15 @@ import StepBenchScenarios
 extension ResultsFile {
     /// Writes atomically: a temporary file beside `url`, then rename, so a reader never sees
     /// half a file and an interrupted run never destroys the previous one.
+    /// A profile's whole call profiles go beside it, compressed (``CallProfiles``), written
+    /// first, so that a file never names profiles that are not there.
     public func write(to url: URL) throws {
-        try Self.writeAtomically(try JSONOutput.encode(self), to: url)
+        var file = self
+        let calls = CallProfiles.take(from: &file)
+        if !calls.entries.isEmpty {
+            try Self.writeAtomically(try calls.compressed(), to: CallProfiles.url(beside: url))
+        }
+        try Self.writeAtomically(try JSONOutput.encode(file), to: url)
     }
 
     /// Writes `data` to a temporary file beside `url`, then renames it into place.
@@ -35,7 +42,14 @@ extension ResultsFile {
         do { data = try Data(contentsOf: url) } catch {
             throw ResultsError("\(url.relativePath): cannot read (\(error.localizedDescription))")
         }
-        return try decode(data, from: url)
+        var file = try decode(data, from: url)
+        let calls = CallProfiles.url(beside: url)
+        if !(file.profiles ?? []).isEmpty || !(file.paths ?? []).isEmpty,
+            FileManager.default.fileExists(atPath: calls.path)
+        {
+            try CallProfiles.read(calls).attach(to: &file)
+        }
+        return file
     }
 
     /// The results file `data` holds (read from `url`, which errors name), checking its schema.
