@@ -93,7 +93,7 @@ def test_every_export_carries_the_exact_counts_of_profiles_and_paths():
     """A profile file's exact counts reach every format: instructions per element of each profiled
     scenario, and each path's instructions, synchronising instructions and allocations per event
     (kind `path`, the path in the scenario column; in InfluxDB their own measurement)."""
-    path = os.path.join(ROOT, "results", "intel-r-xeon-r-processor-2c", "profile-latest.json")
+    path = os.path.join(ROOT, "results", "amd-epyc-2c", "profile-latest.json")
     data = json.load(open(path))
     assert data["paths"] and data["profiles"]
     want = {("path", p["path"], p["design"], m): p[k] for p in data["paths"]
