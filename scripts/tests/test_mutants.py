@@ -54,9 +54,9 @@ def test_table_names_the_function_the_attribution_ranks_first():
          "functions": [{"key": "swift_retain", "exclusive": 5.0, "inclusive": 5.0, "share": 0.83,
                         "cause": "called more often"},
                        {"key": "MutexSteppingSubscriber.receive(_:)", "exclusive": 1.0, "inclusive": 6.0,
-                        "share": 0.17, "cause": "own code"}], "edges": [], "runtimeCalls": []},
+                        "share": 0.17, "cause": "cost per call"}], "edges": [], "runtimeCalls": []},
         {"target": "sync-more", "design": "atomic", "baseline": 1, "current": 90, "remainder": 0.0,
-         "functions": [{"key": "elsewhere", "exclusive": 89, "inclusive": 89, "share": 1, "cause": "own code"}],
+         "functions": [{"key": "elsewhere", "exclusive": 89, "inclusive": 89, "share": 1, "cause": "cost per call"}],
          "edges": [], "runtimeCalls": []}]
     line = mt.table([("retain", 60, "mutex", caught)]).splitlines()[2]
     assert "`swift_retain` 83% of sync-more's +6.0 (called more often)" in line, line

@@ -109,7 +109,7 @@ struct CallProfileTests {
         let slower = try #require(
             Comparison.attribution("sync-more", "locked", 23, 27, a, try Self.profile(retains: 2, stepCost: 14)))
         #expect(slower.functions.map(\.key) == ["step"])
-        #expect(slower.functions.first?.cause == .ownCode)
+        #expect(slower.functions.first?.cause == .costPerCall)
         #expect(slower.edges.isEmpty && slower.runtimeCalls.isEmpty)
     }
 

@@ -41,9 +41,10 @@ extension Comparison {
         /// Told from the two profiles alone: the calls into the function per event, and its
         /// exclusive instructions per call.
         public enum Cause: String, Codable, Sendable {
-            /// Called as often, more or fewer instructions per call: its own code (or what was
-            /// inlined into it) changed.
-            case ownCode = "own code"
+            /// Called as often, more or fewer instructions per call: its own code changed, or
+            /// what was inlined into it, or what it is given (a longer string to compare: two
+            /// profiles of one build differ so in `memcmp`). Which, the profiles cannot tell.
+            case costPerCall = "cost per call"
             /// Called more (or less) often, each call costing what it did.
             case calledMoreOften = "called more often"
             case calledLessOften = "called less often"
@@ -69,27 +70,36 @@ extension Comparison {
         }
     }
 
-    /// The attributions of every profiled row and path both files profiled whole, for the rows
-    /// whose instructions or any function moved; nil when the files hold no whole profiles on
+    /// The attributions of every profiled row and exact path both files profiled whole, for the
+    /// rows whose instructions or any function moved; nil when the files hold no whole profiles on
     /// both sides (files written before they were kept), an empty list when nothing moved.
     static func attributions(_ baseline: ResultsFile, _ current: ResultsFile) -> [Attribution]? {
         var pairs: [(String, String, Double, Double, ResultsFile.CallProfile, ResultsFile.CallProfile)] = []
         let oldProfiles = Dictionary((baseline.profiles ?? []).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        for row in current.profiles ?? [] {
+        // Only counts the code fixes: a design whose counts follow the schedule (an actor's
+        // hand-offs) moves between any two runs, and its moves are not the code's.
+        for row in current.profiles ?? [] where row.design.design?.traits.countsFollowTheSchedule != true {
             guard let old = oldProfiles[row.key], let a = old.callProfile, let b = row.callProfile else { continue }
             pairs.append(
                 (row.scenario.rawValue, row.design.name, old.instructionsPerElement, row.instructionsPerElement, a, b))
         }
         let oldPaths = Dictionary((baseline.paths ?? []).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        for row in current.paths ?? [] {
-            guard let old = oldPaths[row.key], let a = old.callProfile, let b = row.callProfile else { continue }
+        for row in current.paths ?? [] where row.exact {
+            guard let old = oldPaths[row.key], old.exact, let a = old.callProfile, let b = row.callProfile else {
+                continue
+            }
             pairs.append((row.path.rawValue, row.design.name, old.instructionsPerEvent, row.instructionsPerEvent, a, b))
         }
         guard !pairs.isEmpty else { return nil }
         return pairs.compactMap { attribution($0.0, $0.1, $0.2, $0.3, $0.4, $0.5) }
     }
 
-    /// One row's attribution, or nil when neither its total nor any function moved.
+    /// What a row must move by to be attributed: half an instruction per event (exact counts are
+    /// whole numbers of instructions per event; less is the windows' rounding).
+    static let attributionFloor = 0.5
+
+    /// One row's attribution, or nil when neither its total nor any function moved (by
+    /// ``attributionFloor``).
     static func attribution(
         _ target: String, _ design: String, _ before: Double, _ after: Double,
         _ a: ResultsFile.CallProfile, _ b: ResultsFile.CallProfile
@@ -120,14 +130,16 @@ extension Comparison {
                 let costMoved = abs(perCall1 - perCall0) >= max(threshold, 0.005 * abs(perCall0))
                 cause =
                     callsMoved && costMoved
-                    ? .both : callsMoved ? (c1 > c0 ? .calledMoreOften : .calledLessOften) : .ownCode
+                    ? .both : callsMoved ? (c1 > c0 ? .calledMoreOften : .calledLessOften) : .costPerCall
             }
             moved.append(
                 .init(
                     key: key, exclusive: exclusive, inclusive: inclusive,
                     share: delta != 0 ? exclusive / delta : 0, cause: cause))
         }
-        guard abs(delta) >= threshold || !moved.isEmpty else { return nil }
+        guard abs(delta) >= attributionFloor || moved.contains(where: { abs($0.exclusive) >= attributionFloor }) else {
+            return nil
+        }
         moved.sort { abs($0.exclusive) != abs($1.exclusive) ? abs($0.exclusive) > abs($1.exclusive) : $0.key < $1.key }
         var listed: [Attribution.FunctionDelta] = []
         var explained = 0.0
