@@ -89,6 +89,7 @@ struct CallProfileTests {
         #expect(Demangler.key("specialized Locked.receive(_:)") == "Locked.receive(_:)")
         #expect(Demangler.key("merged closure #3 in Locked.receive(_:)") == "closure in Locked.receive(_:)")
         #expect(Demangler.key("partial apply for closure #1 in f()") == "closure in f()")
+        #expect(Demangler.key("swift_release'2") == "swift_release")
     }
 
     @Test("an added retain per event: the attribution ranks swift_retain first, called more often, with all of the Δ")

@@ -47,7 +47,8 @@ extension Demangler {
     }
 
     /// A demangled name reduced to what survives a rebuild: `specialized`, `merged` and
-    /// partial-apply prefixes dropped, closure numbers folded (`closure #2 in f` → `closure in f`).
+    /// partial-apply prefixes dropped, closure numbers folded (`closure #2 in f` → `closure in f`),
+    /// callgrind's cycle mark dropped (`swift_release'2` → `swift_release`).
     static func key(_ readable: String) -> String {
         var text = readable
         let prefixes = [
@@ -62,6 +63,8 @@ extension Demangler {
             }
         }
         text = text.replacingOccurrences(of: #"closure #[0-9]+"#, with: "closure", options: .regularExpression)
+        // callgrind's mark of a function seen again inside a call cycle: `swift_release'2`
+        text = text.replacingOccurrences(of: #"'[0-9]+$"#, with: "", options: .regularExpression)
         return text
     }
 }
