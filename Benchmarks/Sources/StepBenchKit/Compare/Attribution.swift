@@ -149,41 +149,40 @@ extension Comparison {
             explained += function.exclusive
         }
 
-        func edgeKey(_ e: ResultsFile.CallProfile.Edge) -> String { e.caller + "\u{0}" + e.callee }
-        let oldEdges = Dictionary(a.edges.map { (edgeKey($0), $0) }, uniquingKeysWith: { x, _ in x })
-        let newEdges = Dictionary(b.edges.map { (edgeKey($0), $0) }, uniquingKeysWith: { x, _ in x })
-        var edges: [Attribution.EdgeDelta] = []
-        for key in Set(oldEdges.keys).union(newEdges.keys) {
-            let x = oldEdges[key], y = newEdges[key]
-            let (c0, c1) = (x?.callsPerEvent ?? 0, y?.callsPerEvent ?? 0)
-            guard abs(c1 - c0) >= threshold, let edge = y ?? x else { continue }
-            edges.append(.init(caller: edge.caller, callee: edge.callee, callsBefore: c0, callsAfter: c1))
+        let edges = changedCalls(a.edges, b.edges, caller: \.caller, callee: \.callee, calls: \.callsPerEvent) {
+            Attribution.EdgeDelta(caller: $0.caller, callee: $0.callee, callsBefore: $1, callsAfter: $2)
         }
-        edges.sort {
-            abs($0.callsAfter - $0.callsBefore) != abs($1.callsAfter - $1.callsBefore)
-                ? abs($0.callsAfter - $0.callsBefore) > abs($1.callsAfter - $1.callsBefore)
-                : ($0.caller, $0.callee) < ($1.caller, $1.callee)
-        }
-
-        func runtimeKey(_ r: ResultsFile.CallProfile.RuntimeCall) -> String { r.caller + "\u{0}" + r.callee }
-        let oldRuntime = Dictionary(a.runtimeCalls.map { (runtimeKey($0), $0) }, uniquingKeysWith: { x, _ in x })
-        let newRuntime = Dictionary(b.runtimeCalls.map { (runtimeKey($0), $0) }, uniquingKeysWith: { x, _ in x })
-        var runtime: [Attribution.RuntimeDelta] = []
-        for key in Set(oldRuntime.keys).union(newRuntime.keys) {
-            let x = oldRuntime[key], y = newRuntime[key]
-            let (c0, c1) = (x?.callsPerEvent ?? 0, y?.callsPerEvent ?? 0)
-            guard abs(c1 - c0) >= threshold, let call = y ?? x else { continue }
-            runtime.append(
-                .init(kind: call.kind, callee: call.callee, caller: call.caller, callsBefore: c0, callsAfter: c1))
-        }
-        runtime.sort {
-            abs($0.callsAfter - $0.callsBefore) != abs($1.callsAfter - $1.callsBefore)
-                ? abs($0.callsAfter - $0.callsBefore) > abs($1.callsAfter - $1.callsBefore)
-                : ($0.caller, $0.callee) < ($1.caller, $1.callee)
+        let runtime = changedCalls(
+            a.runtimeCalls, b.runtimeCalls, caller: \.caller, callee: \.callee, calls: \.callsPerEvent
+        ) {
+            Attribution.RuntimeDelta(
+                kind: $0.kind, callee: $0.callee, caller: $0.caller, callsBefore: $1, callsAfter: $2)
         }
         return Attribution(
             target: target, design: design, baseline: before, current: after, functions: listed,
-            remainder: delta - explained, edges: Array(edges.prefix(Attribution.kept)),
-            runtimeCalls: Array(runtime.prefix(Attribution.kept)))
+            remainder: delta - explained, edges: edges, runtimeCalls: runtime)
+    }
+
+    /// The calls (edges or runtime calls, by caller and callee) whose count per event changed by
+    /// at least the profiles' threshold, most changed first, at most ``Attribution/kept``: each
+    /// made by `make` from the call and its counts before and after.
+    static func changedCalls<Call, Delta>(
+        _ before: [Call], _ after: [Call], caller: (Call) -> String, callee: (Call) -> String,
+        calls: (Call) -> Double, make: (Call, Double, Double) -> Delta
+    ) -> [Delta] {
+        func key(_ call: Call) -> String { caller(call) + "\u{0}" + callee(call) }
+        let old = Dictionary(before.map { (key($0), $0) }, uniquingKeysWith: { x, _ in x })
+        let new = Dictionary(after.map { (key($0), $0) }, uniquingKeysWith: { x, _ in x })
+        var changed: [(call: Call, before: Double, after: Double)] = []
+        for name in Set(old.keys).union(new.keys) {
+            let (c0, c1) = (old[name].map(calls) ?? 0, new[name].map(calls) ?? 0)
+            guard abs(c1 - c0) >= ResultsFile.CallProfile.threshold, let call = new[name] ?? old[name] else { continue }
+            changed.append((call, c0, c1))
+        }
+        changed.sort {
+            abs($0.after - $0.before) != abs($1.after - $1.before)
+                ? abs($0.after - $0.before) > abs($1.after - $1.before) : key($0.call) < key($1.call)
+        }
+        return changed.prefix(Attribution.kept).map { make($0.call, $0.before, $0.after) }
     }
 }
