@@ -92,14 +92,18 @@ struct CallProfileTests {
         #expect(Demangler.key("swift_release'2") == "swift_release")
     }
 
-    @Test("an added retain per event: the attribution ranks swift_retain first, called more often, with all of the Δ")
+    @Test("an added retain per event: charged to the function that makes the call, with all of the Δ")
     func test_attribution_ranksTheFunctionThatMoved() throws {
         let (a, b) = (try Self.profile(retains: 2), try Self.profile(retains: 3))
         let moved = try #require(Comparison.attribution("sync-more", "locked", 23, 28, a, b))
-        #expect(moved.functions.first?.key == "swift_retain")
-        #expect(moved.functions.first?.exclusive == 5)
+        // swift_retain's own instructions moved (+5), but it was only called once more, each call
+        // costing what it did: the Δ is step's, which calls it once more
+        #expect(moved.functions.first?.key == "step")
+        #expect(moved.functions.first?.charged == 5)
+        #expect(moved.functions.first?.exclusive == 0)
         #expect(moved.functions.first?.share == 1)
-        #expect(moved.functions.first?.cause == .calledMoreOften)
+        #expect(moved.functions.first?.cause == .itsCalls)
+        #expect(moved.functions.count == 1, "step explains all of the Δ: \(moved.functions)")
         #expect(abs(moved.remainder) < 1e-9)
         #expect(
             moved.edges.first.map { ($0.caller, $0.callee, $0.callsBefore, $0.callsAfter) }! == (
@@ -112,6 +116,87 @@ struct CallProfileTests {
         #expect(slower.functions.map(\.key) == ["step"])
         #expect(slower.functions.first?.cause == .costPerCall)
         #expect(slower.edges.isEmpty && slower.runtimeCalls.isEmpty)
+    }
+
+    /// A dump part where `step` (4 instructions a call) calls `helper` `helpers` times per event,
+    /// and `helper` (6 instructions a call) calls `swift_retain` (5 a call) once per call.
+    static func chain(events: Int, helpers: Int, in folder: URL, name: String) throws -> CallgrindDump {
+        let calls = helpers * events, step = 4 * events, helper = 6 * calls, retain = 5 * calls
+        let text = """
+            version: 1
+            part: 1
+            desc: Trigger: Client Request: stepbench-window sync-more locked \(events)
+            positions: instr line
+            events: Ir
+            summary: \(step + helper + retain)
+            ob=/bin/tool
+            fl=???
+            fn=step
+            0x10 0 \(step)
+            cfn=helper
+            calls=\(calls) 0x20 0
+            0x11 0 \(helper + retain)
+            fn=helper
+            0x20 0 \(helper)
+            cfn=swift_retain
+            calls=\(calls) 0x30 0
+            0x21 0 \(retain)
+            fn=swift_retain
+            0x30 0 \(retain)
+            totals: \(step + helper + retain)
+            """
+        let url = folder.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return try CallgrindDump(contentsOf: url)
+    }
+
+    @Test(
+        "a helper called twice as often: its Δ and its callees' are charged to the caller that calls it more; all charges sum to the Δ"
+    )
+    func test_attribution_chargesTheCallerOfAHelperCalledMoreOften() throws {
+        func profile(_ helpers: Int) throws -> ResultsFile.CallProfile {
+            let folder = temporaryFolder()
+            return .between(
+                try Self.chain(events: 100, helpers: helpers, in: folder, name: "low.1"),
+                try Self.chain(events: 300, helpers: helpers, in: folder, name: "high.1"), span: 200)
+        }
+        let moved = try #require(Comparison.attribution("sync-more", "locked", 15, 26, try profile(1), try profile(2)))
+        let first = try #require(moved.functions.first)
+        #expect(first.key == "step" && first.cause == .itsCalls)
+        #expect(abs(first.charged - 11) < 1e-9, "helper's 6 and swift_retain's 5: \(moved.functions)")
+        #expect(abs(first.share - 1) < 1e-9 && abs(moved.remainder) < 1e-9)
+        // conservation: what each function is charged sums to their Δexclusive (11), whatever the chain
+        let (outward, inward) = Comparison.chargedCalls(try profile(1).edges, try profile(2).edges)
+        #expect(abs(outward.values.reduce(0, +) - inward.values.reduce(0, +)) < 1e-9)
+        // helper: its own +6 and its call's +5 in, the +11 of step's calls into it out: charged 0
+        #expect(abs(6 + (outward["helper"] ?? 0) - (inward["helper"] ?? 0)) < 1e-9, "helper passes its Δ on")
+    }
+
+    @Test(
+        "a differential flame graph: frames by call path, widths of the current build, red where a frame's own count grew"
+    )
+    func test_flameGraph_fromTheCallEdges() throws {
+        func profile(_ helpers: Int) throws -> ResultsFile.CallProfile {
+            let folder = temporaryFolder()
+            return .between(
+                try Self.chain(events: 100, helpers: helpers, in: folder, name: "low.1"),
+                try Self.chain(events: 300, helpers: helpers, in: folder, name: "high.1"), span: 200)
+        }
+        let graph = FlameGraph(title: "sync-more locked", before: try profile(1), after: try profile(2))
+        #expect(graph.frames.map(\.path) == [["step"], ["step", "helper"], ["step", "helper", "swift_retain"]])
+        #expect(graph.totalBefore == 15 && graph.totalAfter == 26)
+        let retain = try #require(graph.frames.last)
+        #expect(retain.before == 5 && retain.after == 10 && retain.selfAfter - retain.selfBefore == 5)
+        #expect(graph.frames[0].selfAfter == 4 && graph.frames[0].selfBefore == 4, "step's own count did not move")
+        let svg = graph.svg()
+        #expect(svg.hasPrefix("<svg") && svg.contains("</svg>"))
+        #expect(svg.components(separatedBy: "<rect").count - 1 == 4, "a background and three frames")
+        #expect(svg.contains("fill=\"rgb(222,222,222)\""), "step: unchanged, grey")
+        #expect(svg.contains("fill=\"rgb(235,0,0)\""), "helper's own +6, the largest move: full red")
+        // keys are escaped (generic types carry angle brackets)
+        #expect(FlameGraph.escape("Box<Int> & more") == "Box&lt;Int&gt; &amp; more")
+        #expect(
+            FlameGraph.fileName(target: "sync-more", design: "relayed-atomic") == "flame-sync-more_relayed-atomic.svg")
     }
 
     @Test("two profiles of one build: no function moved, and compare says so")

@@ -3,8 +3,9 @@ import StepBenchScenarios
 
 extension Comparison {
     /// Where a moved exact count went: for one profiled row or path measured in both files with
-    /// a whole profile (``ResultsFile/CallProfile``), the functions whose exclusive instructions
-    /// per event moved, ranked by how much, with what is left of the row's Δ; the call edges
+    /// a whole profile (``ResultsFile/CallProfile``), the functions that moved it, ranked by the
+    /// Δ each is charged with (``FunctionDelta/charged``: its own instructions, and what the calls
+    /// it makes more or less often cost), with what is left of the row's Δ; the call edges
     /// whose calls per event changed; the runtime's calls that changed, at their callers.
     public struct Attribution: Codable, Equatable, Sendable {
         /// The path (or the profiled scenario) and what drove it.
@@ -13,10 +14,10 @@ extension Comparison {
         /// Instructions per event (per element for a scenario's profile).
         public var baseline: Double
         public var current: Double
-        /// Ranked by |Δexclusive|, until they explain all but 5% of the row's Δ (at most
-        /// ``kept``).
+        /// Ranked by |``FunctionDelta/charged``|, until they explain all but 5% of the row's Δ
+        /// (at most ``kept``).
         public var functions: [FunctionDelta]
-        /// The row's Δ less the listed functions' Δexclusive.
+        /// The row's Δ less the listed functions' ``FunctionDelta/charged``.
         public var remainder: Double
         /// Edges whose calls per event changed, most first (at most ``kept``).
         public var edges: [EdgeDelta]
@@ -32,7 +33,16 @@ extension Comparison {
             public var key: String
             public var exclusive: Double
             public var inclusive: Double
-            /// Of the row's Δ.
+            /// The Δ this function is answerable for: its Δexclusive, plus, for each call edge
+            /// out of it whose calls per event changed, Δcalls × what a call on that edge cost
+            /// (its inclusive instructions per call), less the same for the changed edges into it.
+            /// A retain added to `receive` is charged to `receive` (it calls `swift_retain` once
+            /// more), not to `swift_retain` (called more often, each call costing what it did);
+            /// a helper called twice as often is charged to its caller. Every edge's term is
+            /// added once and taken once, so the charged Δs of all functions sum to their
+            /// Δexclusive: the row's Δ less what moved unattributed.
+            public var charged: Double
+            /// ``charged`` of the row's Δ.
             public var share: Double
             /// What the profiles say moved it: ``Cause``.
             public var cause: Cause
@@ -50,6 +60,9 @@ extension Comparison {
             case calledLessOften = "called less often"
             /// Calls and cost per call both moved.
             case both = "calls and cost per call"
+            /// It calls others more or less often: the changed calls out of it are most of what
+            /// it is charged with.
+            case itsCalls = "its calls changed"
             /// Present on one side only.
             case new, gone
         }
@@ -74,24 +87,55 @@ extension Comparison {
     /// rows whose instructions or any function moved; nil when the files hold no whole profiles on
     /// both sides (files written before they were kept), an empty list when nothing moved.
     static func attributions(_ baseline: ResultsFile, _ current: ResultsFile) -> [Attribution]? {
-        var pairs: [(String, String, Double, Double, ResultsFile.CallProfile, ResultsFile.CallProfile)] = []
+        let pairs = profiledPairs(baseline, current)
+        guard !pairs.isEmpty else { return nil }
+        return pairs.compactMap { attribution($0.target, $0.design, $0.before, $0.after, $0.a, $0.b) }
+    }
+
+    /// A profiled row or exact path both files profiled whole: its counts and whole profiles.
+    struct ProfiledPair {
+        var target: String, design: String, before: Double, after: Double
+        var a: ResultsFile.CallProfile, b: ResultsFile.CallProfile
+    }
+
+    /// The rows and exact paths both files profiled whole, but for designs whose counts follow
+    /// the schedule (an actor's hand-offs): they move between any two runs, and their moves are
+    /// not the code's.
+    static func profiledPairs(_ baseline: ResultsFile, _ current: ResultsFile) -> [ProfiledPair] {
+        var pairs: [ProfiledPair] = []
         let oldProfiles = Dictionary((baseline.profiles ?? []).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        // Only counts the code fixes: a design whose counts follow the schedule (an actor's
-        // hand-offs) moves between any two runs, and its moves are not the code's.
         for row in current.profiles ?? [] where row.design.design?.traits.countsFollowTheSchedule != true {
             guard let old = oldProfiles[row.key], let a = old.callProfile, let b = row.callProfile else { continue }
             pairs.append(
-                (row.scenario.rawValue, row.design.name, old.instructionsPerElement, row.instructionsPerElement, a, b))
+                .init(
+                    target: row.scenario.rawValue, design: row.design.name, before: old.instructionsPerElement,
+                    after: row.instructionsPerElement, a: a, b: b))
         }
         let oldPaths = Dictionary((baseline.paths ?? []).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         for row in current.paths ?? [] where row.exact {
             guard let old = oldPaths[row.key], old.exact, let a = old.callProfile, let b = row.callProfile else {
                 continue
             }
-            pairs.append((row.path.rawValue, row.design.name, old.instructionsPerEvent, row.instructionsPerEvent, a, b))
+            pairs.append(
+                .init(
+                    target: row.path.rawValue, design: row.design.name, before: old.instructionsPerEvent,
+                    after: row.instructionsPerEvent, a: a, b: b))
         }
-        guard !pairs.isEmpty else { return nil }
-        return pairs.compactMap { attribution($0.0, $0.1, $0.2, $0.3, $0.4, $0.5) }
+        return pairs
+    }
+
+    /// A differential flame graph (``FlameGraph``) of each row the comparison attributes
+    /// (``attributions``), by the file name it is written under.
+    public static func flameGraphs(baseline: ResultsFile, current: ResultsFile) -> [(file: String, graph: FlameGraph)] {
+        let moved = Set((attributions(baseline, current) ?? []).map { "\($0.target)\u{0}\($0.design)" })
+        return profiledPairs(baseline, current).filter { moved.contains("\($0.target)\u{0}\($0.design)") }.map {
+            (
+                FlameGraph.fileName(target: $0.target, design: $0.design),
+                FlameGraph(
+                    title: "\($0.target) \($0.design): where the instructions per event moved", before: $0.a,
+                    after: $0.b)
+            )
+        }
     }
 
     /// What a row must move by to be attributed: half an instruction per event (exact counts are
@@ -110,23 +154,31 @@ extension Comparison {
         func calls(into key: String, _ profile: ResultsFile.CallProfile) -> Double {
             profile.edges.filter { $0.callee == key && $0.caller != key }.reduce(0) { $0 + $1.callsPerEvent }
         }
+        let (outward, inward) = chargedCalls(a.edges, b.edges)
         var moved: [Attribution.FunctionDelta] = []
         let delta = after - before
-        for key in Set(old.keys).union(new.keys) {
+        for key in Set(old.keys).union(new.keys).union(outward.keys).union(inward.keys) {
             let x = old[key], y = new[key]
             let exclusive = (y?.exclusivePerEvent ?? 0) - (x?.exclusivePerEvent ?? 0)
             let inclusive = (y?.inclusivePerEvent ?? 0) - (x?.inclusivePerEvent ?? 0)
-            guard abs(exclusive) >= threshold || abs(inclusive) >= threshold else { continue }
+            let out = outward[key] ?? 0
+            let charged = exclusive + out - (inward[key] ?? 0)
+            guard abs(exclusive) >= threshold || abs(inclusive) >= threshold || abs(charged) >= threshold else {
+                continue
+            }
             let cause: Attribution.Cause
-            if x == nil {
+            if x == nil && y != nil {
                 cause = .new
-            } else if y == nil {
+            } else if y == nil && x != nil {
                 cause = .gone
+            } else if abs(out) >= threshold && abs(out) >= 0.5 * abs(charged) {
+                cause = .itsCalls
             } else {
                 let (c0, c1) = (calls(into: key, a), calls(into: key, b))
                 let callsMoved = abs(c1 - c0) >= threshold
-                let perCall0 = c0 > 0 ? x!.exclusivePerEvent / c0 : x!.exclusivePerEvent
-                let perCall1 = c1 > 0 ? y!.exclusivePerEvent / c1 : y!.exclusivePerEvent
+                let e0 = x?.exclusivePerEvent ?? 0, e1 = y?.exclusivePerEvent ?? 0
+                let perCall0 = c0 > 0 ? e0 / c0 : e0
+                let perCall1 = c1 > 0 ? e1 / c1 : e1
                 let costMoved = abs(perCall1 - perCall0) >= max(threshold, 0.005 * abs(perCall0))
                 cause =
                     callsMoved && costMoved
@@ -134,19 +186,19 @@ extension Comparison {
             }
             moved.append(
                 .init(
-                    key: key, exclusive: exclusive, inclusive: inclusive,
-                    share: delta != 0 ? exclusive / delta : 0, cause: cause))
+                    key: key, exclusive: exclusive, inclusive: inclusive, charged: charged,
+                    share: delta != 0 ? charged / delta : 0, cause: cause))
         }
         guard abs(delta) >= attributionFloor || moved.contains(where: { abs($0.exclusive) >= attributionFloor }) else {
             return nil
         }
-        moved.sort { abs($0.exclusive) != abs($1.exclusive) ? abs($0.exclusive) > abs($1.exclusive) : $0.key < $1.key }
+        moved.sort { abs($0.charged) != abs($1.charged) ? abs($0.charged) > abs($1.charged) : $0.key < $1.key }
         var listed: [Attribution.FunctionDelta] = []
         var explained = 0.0
         for function in moved where listed.count < Attribution.kept {
             if !listed.isEmpty, abs(delta - explained) <= 0.05 * abs(delta) { break }
             listed.append(function)
-            explained += function.exclusive
+            explained += function.charged
         }
 
         let edges = changedCalls(a.edges, b.edges, caller: \.caller, callee: \.callee, calls: \.callsPerEvent) {
@@ -161,6 +213,30 @@ extension Comparison {
         return Attribution(
             target: target, design: design, baseline: before, current: after, functions: listed,
             remainder: delta - explained, edges: edges, runtimeCalls: runtime)
+    }
+
+    /// What the changed call edges charge each function with (``Attribution/FunctionDelta/charged``):
+    /// for every edge whose calls per event changed, Δcalls × its inclusive instructions per call
+    /// (the baseline's, or the current profile's for a new edge), added to the caller (`outward`)
+    /// and taken from the callee (`inward`). A function's calls to itself are not charged.
+    static func chargedCalls(
+        _ before: [ResultsFile.CallProfile.Edge], _ after: [ResultsFile.CallProfile.Edge]
+    ) -> (outward: [String: Double], inward: [String: Double]) {
+        func key(_ e: ResultsFile.CallProfile.Edge) -> String { e.caller + "\u{0}" + e.callee }
+        let old = Dictionary(before.map { (key($0), $0) }, uniquingKeysWith: { x, _ in x })
+        let new = Dictionary(after.map { (key($0), $0) }, uniquingKeysWith: { x, _ in x })
+        var outward: [String: Double] = [:], inward: [String: Double] = [:]
+        for name in Set(old.keys).union(new.keys) {
+            guard let edge = old[name] ?? new[name], edge.caller != edge.callee else { continue }
+            let (c0, c1) = (old[name]?.callsPerEvent ?? 0, new[name]?.callsPerEvent ?? 0)
+            guard c1 != c0 else { continue }
+            let priced = old[name].flatMap { $0.callsPerEvent > 0 ? $0 : nil } ?? new[name]!
+            guard priced.callsPerEvent > 0 else { continue }
+            let term = (c1 - c0) * priced.inclusivePerEvent / priced.callsPerEvent
+            outward[edge.caller, default: 0] += term
+            inward[edge.callee, default: 0] += term
+        }
+        return (outward, inward)
     }
 
     /// The calls (edges or runtime calls, by caller and callee) whose count per event changed by

@@ -63,14 +63,17 @@ extension Comparison {
         }
         func signed(_ x: Double) -> String { String(format: "%+.2f", x) }
         func calls(_ x: Double) -> String { String(format: "%.2f", x) }
-        var lines = ["where it went (functions by exclusive instructions per event; whole profiles on both sides):"]
+        var lines = [
+            "where it went (functions by the Δ charged to them: their own instructions per event and what the calls they"
+                + " make more or less often cost; whole profiles on both sides):"
+        ]
         for a in attributions {
             lines.append(
                 "  \(a.target) \(a.design): \(Self.fmt(a.baseline)) → \(Self.fmt(a.current)) (\(signed(a.delta)))"
                     + (a.functions.isEmpty ? ": no function moved (layout only)" : ""))
             for f in a.functions {
                 lines.append(
-                    "    \(signed(f.exclusive)) (\(String(format: "%.0f%%", 100 * f.share))) \(f.key) (inclusive \(signed(f.inclusive)); \(f.cause.rawValue))"
+                    "    \(signed(f.charged)) (\(String(format: "%.0f%%", 100 * f.share))) \(f.key) (exclusive \(signed(f.exclusive)), inclusive \(signed(f.inclusive)); \(f.cause.rawValue))"
                 )
             }
             if !a.functions.isEmpty { lines.append("    \(signed(a.remainder)) remainder (functions not listed)") }
