@@ -726,6 +726,7 @@ def build(args, results, folder):
         md += ["Instructions per element: not in these results (pass a `stepbench profile` file too).", ""]
     md += path_section(results, folder)
     md += runtime_section(results)
+    md += mutant_section(results, folder)
     md += split_section(results, folder)
     md += bridge_section(results)
     md += plain_section(results)
@@ -893,6 +894,49 @@ def runtime_section(results) -> list[str]:
                 + ([f"others {others:.2f}"] if others >= 0.005 else [])) + ")")
         md.append(f"| {p['path']} | `{p['design']}` | " + "; ".join(cells) + " |")
     return md + [""]
+
+
+def mutant_section(results, folder) -> list[str]:
+    """A planted regression and where the tool says it went: for each mutant `scripts/mutants --keep`
+    left in the results' folder (mutants/NAME/: the comparison `NAME.compare.json` of HEAD's exact
+    counts with the mutant's, and a differential flame graph of each moved row), the function the
+    attribution charges first for each moved row, and the graph of the row that moved most, copied
+    beside the report. Nothing when no mutant was kept there."""
+    base = os.path.join(os.path.dirname(os.path.abspath(results.paths[0])), "mutants")
+    if not os.path.isdir(base):
+        return []
+    md, graphs = [], []
+    for name in sorted(os.listdir(base)):
+        compared = os.path.join(base, f"{name}.compare.json")
+        if not os.path.isdir(os.path.join(base, name)) or not os.path.isfile(compared):
+            continue
+        with open(compared) as f:
+            comparison = json.load(f)
+        moved = [a for a in comparison.get("attributions") or [] if a.get("functions")]
+        if not moved:
+            continue
+        moved.sort(key=lambda a: (-abs(a["current"] - a["baseline"]), a["target"], a["design"]))
+        if not md:
+            md = ["### Where a planted regression went", "",
+                  "A mutant of `scripts/mutants.d/` measured beside the commit it patches (`scripts/mutants --only NAME "
+                  f"--keep {os.path.relpath(base)}`), and what `stepbench compare` charges each moved row to: a function's "
+                  "own instructions and what the calls it makes more or less often cost "
+                  f"({_method(folder, 'Where a count went', 'where a count went')}). The graph: the row that moved most, "
+                  "widths of the mutant's build, red where a frame's own instructions grew, blue where they fell (hover a "
+                  "frame for its counts); redrawn by `stepbench compare --exact-only --flame-graphs OUT "
+                  f"{os.path.relpath(base)}/head.json {os.path.relpath(base)}/{name}.json`.", "",
+                  "| mutant | row | instructions per event | charged first | share | cause |", "|---|---|---|---|---|---|"]
+        for a in moved:
+            first = a["functions"][0]
+            md.append(f"| `{name}` | {a['target']} `{a['design']}` | {a['baseline']:g} → {a['current']:g} | "
+                      f"`{_short(first['key'])}` | {100 * first['share']:.0f}% | {first['cause']} |")
+        top = moved[0]
+        graph = f"flame-{''.join(c if c.isalnum() or c in '-_' else '_' for c in top['target'] + '_' + top['design'])}.svg"
+        source = os.path.join(base, name, graph)
+        if os.path.isfile(source):
+            shutil.copyfile(source, os.path.join(folder, f"mutant-{name}-{graph}"))
+            graphs += [f"![{name}: {top['target']} {top['design']}](mutant-{name}-{graph})", ""]
+    return md + [""] + graphs if md else []
 
 
 _OTHER_CALLERS = "(other callers)"  # CallProfile.otherCallers: the callers a summary leaves out

@@ -5,6 +5,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -527,3 +528,31 @@ def test_each_path_runtime_calls_are_tabled_at_their_callers_and_the_whole_profi
     assert not any(line.startswith("| sync-more | `floor` |") for line in text.splitlines())  # makes no runtime call
     # the per-element breakdown reads the whole profile: keys, and inclusive beside exclusive
     assert "| 96.0 | 300.0 | `LockedSteppingSubscriber.receive(_:)` |" in text
+
+
+def test_a_kept_mutant_is_tabled_by_the_function_charged_first_and_its_flame_graph_shown(tmp_path):
+    """scripts/mutants --keep leaves mutants/NAME.compare.json and mutants/NAME/flame-*.svg beside the
+    results: the report tables each moved row's first charged function and shows the graph of the
+    row that moved most."""
+    folder = tmp_path / "machine"
+    (folder / "mutants" / "mutex-retain").mkdir(parents=True)
+    shutil.copyfile(FIXTURE, folder / "latest.json")
+    attribution = {"target": "sync-more", "design": "mutex", "baseline": 976, "current": 1020,
+                   "functions": [{"key": "MutexSteppingSubscriber.receive(_:)", "exclusive": 4, "inclusive": 44,
+                                  "charged": 44, "share": 1.0, "cause": "its calls changed"}],
+                   "remainder": 0, "edges": [], "runtimeCalls": []}
+    smaller = dict(attribution, target="deferred-more", baseline=1000, current=1010)
+    (folder / "mutants" / "mutex-retain.compare.json").write_text(json.dumps({"attributions": [smaller, attribution]}))
+    (folder / "mutants" / "mutex-retain" / "flame-sync-more_mutex.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    out = tmp_path / "report"
+    assert report.main([str(folder / "latest.json"), "--out", str(out)]) == 0
+    text = (out / "REPORT.md").read_text()
+    assert "### Where a planted regression went" in text
+    assert ("| `mutex-retain` | sync-more `mutex` | 976 → 1020 | `MutexSteppingSubscriber.receive(_:)` | 100% | "
+            "its calls changed |") in text
+    assert "![mutex-retain: sync-more mutex](mutant-mutex-retain-flame-sync-more_mutex.svg)" in text
+    assert (out / "mutant-mutex-retain-flame-sync-more_mutex.svg").exists()
+    # without a kept mutant, no section
+    shutil.rmtree(folder / "mutants")
+    assert report.main([str(folder / "latest.json"), "--out", str(tmp_path / "plain")]) == 0
+    assert "planted regression" not in (tmp_path / "plain" / "REPORT.md").read_text()

@@ -199,6 +199,29 @@ struct CallProfileTests {
             FlameGraph.fileName(target: "sync-more", design: "relayed-atomic") == "flame-sync-more_relayed-atomic.svg")
     }
 
+    @Test("a flame graph follows a folded cycle (callgrind's (below main) copies) without halving the program's frames")
+    func test_flameGraph_aFoldedCycleIsNotAFrame() {
+        typealias P = ResultsFile.CallProfile
+        // root → (below main) → libc → (below main) → main: one key for both copies of (below main)
+        let profile = P(
+            functions: [
+                .init(key: "root", exclusivePerEvent: 0, inclusivePerEvent: 100),
+                .init(key: "(below main)", exclusivePerEvent: 0, inclusivePerEvent: 200),
+                .init(key: "libc", exclusivePerEvent: 0, inclusivePerEvent: 100),
+                .init(key: "main", exclusivePerEvent: 100, inclusivePerEvent: 100),
+            ],
+            edges: [
+                .init(caller: "root", callee: "(below main)", callsPerEvent: 0, inclusivePerEvent: 100),
+                .init(caller: "(below main)", callee: "libc", callsPerEvent: 0, inclusivePerEvent: 100),
+                .init(caller: "libc", callee: "(below main)", callsPerEvent: 0, inclusivePerEvent: 100),
+                .init(caller: "(below main)", callee: "main", callsPerEvent: 0, inclusivePerEvent: 100),
+            ], runtimeCalls: [], unattributedPerEvent: 0)
+        let graph = FlameGraph(title: "t", before: profile, after: profile)
+        let main = graph.frames.first { $0.key == "main" }
+        #expect(main?.path == ["root", "(below main)", "main"] && main?.after == 100, "\(graph.frames)")
+        #expect(graph.totalAfter == 100)
+    }
+
     @Test("two profiles of one build: no function moved, and compare says so")
     func test_attribution_sameProfileMovesNothing() throws {
         let a = try Self.profile(retains: 2)

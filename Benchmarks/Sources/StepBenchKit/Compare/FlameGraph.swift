@@ -54,12 +54,19 @@ public struct FlameGraph: Equatable, Sendable {
     static func paths(of profile: ResultsFile.CallProfile) -> (
         costs: [[String]: Cost], order: [[String]], total: Double
     ) {
-        let functions = Dictionary(profile.functions.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+        var exclusive: [String: Double] = [:], inclusive: [String: Double] = [:]
         var out: [String: [ResultsFile.CallProfile.Edge]] = [:]
         var called: Set<String> = []
         for edge in profile.edges where edge.caller != edge.callee {
             out[edge.caller, default: []].append(edge)
             called.insert(edge.callee)
+            // a function the profile does not list (its own count did not move: main, a thunk)
+            // passes its callers' cost through: its inclusive is what its callers' edges carry
+            inclusive[edge.callee, default: 0] += edge.inclusivePerEvent
+        }
+        for f in profile.functions {
+            exclusive[f.key] = f.exclusivePerEvent
+            inclusive[f.key] = f.inclusivePerEvent
         }
         for key in out.keys {
             out[key]!.sort {
@@ -67,32 +74,49 @@ public struct FlameGraph: Equatable, Sendable {
                     ? $0.inclusivePerEvent > $1.inclusivePerEvent : $0.callee < $1.callee
             }
         }
-        // the outermost functions: those nothing listed calls
-        let roots = profile.functions.filter { !called.contains($0.key) && $0.inclusivePerEvent > 0 }
-            .sorted {
-                $0.inclusivePerEvent != $1.inclusivePerEvent
-                    ? $0.inclusivePerEvent > $1.inclusivePerEvent : $0.key < $1.key
-            }
-        let total = max(roots.reduce(0) { $0 + $1.inclusivePerEvent }, 1e-12)
+        // The graph is as wide as the row's count (its functions' exclusive counts and what is
+        // unattributed), whatever callgrind's outermost frames add up to: `(below main)` and
+        // `__libc_start_main` may both claim a thread's whole cost.
+        let total = max(profile.functions.reduce(profile.unattributedPerEvent) { $0 + $1.exclusivePerEvent }, 1e-12)
+        // the outermost functions: those nothing listed calls, widest first
+        let roots = Set(out.keys).union(exclusive.keys).filter { !called.contains($0) && (inclusive[$0] ?? 0) > 0 }
+            .sorted { inclusive[$0]! != inclusive[$1]! ? inclusive[$0]! > inclusive[$1]! : $0 < $1 }
         let floor = total * minFraction
         var costs: [[String]: Cost] = [:], order: [[String]] = []
-        func visit(_ path: [String], _ width: Double) {
-            guard let f = functions[path.last!], width >= floor else { return }
-            let share = f.inclusivePerEvent > 0 ? min(1, width / f.inclusivePerEvent) : 0
-            order.append(path)
-            var children = 0.0
-            if path.count < maxDepth {
-                for edge in out[f.key] ?? [] where !path.contains(edge.callee) {
-                    // never more than the frame holds (recursion counts a cycle's cost twice)
-                    let w = min(edge.inclusivePerEvent * share, width - children)
-                    guard w > 0 else { continue }
-                    children += w
-                    visit(path + [edge.callee], w)
-                }
+        // What a call into `key` reached along `path` spends other than going back up the path:
+        // its own count and its calls to functions not on the path. A key folded from several
+        // symbols (callgrind's cycle copies of `(below main)`) can call its own ancestors; that
+        // part of its inclusive count is not a frame.
+        func onward(_ key: String, _ path: [String]) -> Double {
+            (out[key] ?? []).reduce(exclusive[key] ?? 0) {
+                path.contains($1.callee) || $1.callee == key ? $0 : $0 + $1.inclusivePerEvent
             }
-            costs[path] = Cost(inclusive: width, exclusive: max(0, min(width - children, f.exclusivePerEvent * share)))
         }
-        for root in roots { visit([root.key], root.inclusivePerEvent) }
+        func visit(_ path: [String], _ width: Double) {
+            let key = path.last!
+            guard width >= floor else { return }
+            order.append(path)
+            // the callees' edges, each less what it spends going back up the path, and the own
+            // count, scaled to the frame's width together (gprof's split of a shared callee)
+            let calls = path.count < maxDepth ? (out[key] ?? []).filter { !path.contains($0.callee) } : []
+            let values = calls.map { edge -> Double in
+                let all = inclusive[edge.callee] ?? 0
+                return all > 0 ? edge.inclusivePerEvent * min(1, onward(edge.callee, path + [edge.callee]) / all) : 0
+            }
+            let own = exclusive[key] ?? 0
+            let needed = values.reduce(own, +)
+            let scale = needed > 0 ? width / needed : 0
+            for (edge, value) in zip(calls, values) where value * scale > 0 {
+                visit(path + [edge.callee], value * scale)
+            }
+            costs[path] = Cost(inclusive: width, exclusive: needed > 0 ? own * scale : width)
+        }
+        var used = 0.0
+        for root in roots where total - used > floor {
+            let w = min(inclusive[root]!, total - used)
+            used += w
+            visit([root], w)
+        }
         return (costs, order, total)
     }
 
