@@ -72,34 +72,40 @@ extension StepBench {
             let all = Comparison.compare(baseline: files[0], current: files[1], minEffect: minEffect, noise: profile)
             let comparison = exactOnly ? all.exactOnly : all
             print(try comparison.render(format), terminator: "")
-            if let flameGraphs { try writeFlameGraphs(files[0], files[1], into: flameGraphs) }
+            if let flameGraphs {
+                try StepBench.writeFlameGraphs(files[0], files[1], into: flameGraphs, command: "compare")
+            }
             if !(exactOnly ? comparison.exactRegressions : comparison.regressions).isEmpty {
                 throw ExitStatus.slower.code
             }
         }
+    }
+}
 
-        /// Each moved row's differential flame graph, written atomically into `folder` (made when
-        /// missing); their paths on stderr.
-        func writeFlameGraphs(_ baseline: ResultsFile, _ current: ResultsFile, into folder: String) throws {
-            let graphs = Comparison.flameGraphs(baseline: baseline, current: current)
-            if graphs.isEmpty {
-                printError(
-                    "stepbench compare: no flame graph written: no row moved, or the files hold no whole profiles (`stepbench profile` and `gate measure` keep them)\n"
-                )
-                return
+extension StepBench {
+    /// Each moved row's differential flame graph, written atomically into `folder` (made when
+    /// missing); their paths on stderr.
+    static func writeFlameGraphs(
+        _ baseline: ResultsFile, _ current: ResultsFile, into folder: String, command: String
+    ) throws {
+        let graphs = Comparison.flameGraphs(baseline: baseline, current: current)
+        if graphs.isEmpty {
+            printError(
+                "stepbench \(command): no flame graph written: no row moved, or the files hold no whole profiles (`stepbench profile` and `gate measure` keep them)\n"
+            )
+            return
+        }
+        let url = URL(fileURLWithPath: folder)
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            for (file, graph) in graphs {
+                try Data(graph.svg().utf8).write(to: url.appendingPathComponent(file), options: .atomic)
+                printError("stepbench \(command): flame graph \(url.appendingPathComponent(file).path)\n")
             }
-            let url = URL(fileURLWithPath: folder)
-            do {
-                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-                for (file, graph) in graphs {
-                    try Data(graph.svg().utf8).write(to: url.appendingPathComponent(file), options: .atomic)
-                    printError("stepbench compare: flame graph \(url.appendingPathComponent(file).path)\n")
-                }
-            } catch {
-                throw ResultsError(
-                    "cannot write the flame graphs into \(folder): \(error.localizedDescription); give a folder you can write"
-                )
-            }
+        } catch {
+            throw ResultsError(
+                "cannot write the flame graphs into \(folder): \(error.localizedDescription); give a folder you can write"
+            )
         }
     }
 }

@@ -106,6 +106,12 @@ extension StepBench.Gate {
 
         @OptionGroup var work: GateWork
 
+        @Option(
+            help: ArgumentHelp(
+                "Write a differential flame graph (SVG) of each exact row that moved into this folder (`compare --flame-graphs`).",
+                valueName: "folder"))
+        var flameGraphs: String?
+
         func validate() throws {
             guard (baseline == nil) != (baseTool == nil) else {
                 throw ValidationError("give --baseline FILE or --base-tool BINARY --base-tree FOLDER (one of them)")
@@ -148,6 +154,9 @@ extension StepBench.Gate {
             try Comparison.checkToolchains(baseline: files[0], current: files[1])
             let comparison = Comparison.compare(baseline: files[0], current: files[1]).exactOnly
             print(try comparison.render(.text), terminator: "")
+            if let flameGraphs, comparison.attributions?.isEmpty == false {
+                try StepBench.writeFlameGraphs(files[0], files[1], into: flameGraphs, command: "gate")
+            }
             if !comparison.exactRegressions.isEmpty {
                 failed.append("exact metrics (rows marked REGRESSION with 'exact' above)")
             }
