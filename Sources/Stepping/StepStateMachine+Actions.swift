@@ -19,9 +19,11 @@ extension StepStateMachine.ReceiveSubscriptionAction {
 }
 
 extension StepStateMachine.CompletePromiseAction {
-    /// Requests the next element, or cancels upstream, as the promise asked.
+    /// Requests the next element, or cancels upstream, as the promise asked. Consuming: the
+    /// action is spent here, so its payload is moved out, not copied (a borrowed `switch` over
+    /// this enum of existentials copied it whole and destroyed the copy, per element).
     @inlinable @inline(__always)  // per element in every design
-    public func perform() {
+    public consuming func perform() {
         switch self {
         case .none, .release: break
         case .request(let subscription): subscription.request(.max(1))
@@ -39,9 +41,10 @@ extension StepStateMachine.CancelAction {
 }
 
 extension StepStateMachine.StepperReturnedAction {
-    /// Performs what `stepperReturned()` asked; returns the demand for `receive(_:)`.
+    /// Performs what `stepperReturned()` asked; returns the demand for `receive(_:)`. Consuming,
+    /// as ``StepStateMachine/CompletePromiseAction/perform()``.
     @inlinable @inline(__always)  // per element in every design
-    public func perform() -> Subscribers.Demand {
+    public consuming func perform() -> Subscribers.Demand {
         switch self {
         case .demand(let demand):
             return demand

@@ -90,6 +90,8 @@ struct CallProfileTests {
         #expect(Demangler.key("merged closure #3 in Locked.receive(_:)") == "closure in Locked.receive(_:)")
         #expect(Demangler.key("partial apply for closure #1 in f()") == "closure in f()")
         #expect(Demangler.key("swift_release'2") == "swift_release")
+        #expect(Demangler.key("0x00000000004d34d0") == Demangler.unnamed, "an address moves with the layout")
+        #expect(Demangler.key("closure in f()") == "closure in f()", "a key is its own key")
     }
 
     @Test("an added retain per event: charged to the function that makes the call, with all of the Δ")
@@ -220,6 +222,47 @@ struct CallProfileTests {
         let main = graph.frames.first { $0.key == "main" }
         #expect(main?.path == ["root", "(below main)", "main"] && main?.after == 100, "\(graph.frames)")
         #expect(graph.totalAfter == 100)
+    }
+
+    @Test(
+        "an edge priced from neither side (calls per event at or below zero, or gone) is not charged, and nothing traps"
+    )
+    func test_chargedCalls_anEdgeWithoutACallPerEventIsSkipped() {
+        typealias Edge = ResultsFile.CallProfile.Edge
+        // a per-subscription call seen per event as the two windows' difference: -0.5 before, absent after
+        let before = [Edge(caller: "subscribe", callee: "malloc", callsPerEvent: -0.5, inclusivePerEvent: -20)]
+        let (outward, inward) = Comparison.chargedCalls(before, [])
+        #expect(outward.isEmpty && inward.isEmpty)
+        // zero calls before, a real call after: priced from the current profile
+        let zero = [Edge(caller: "a", callee: "b", callsPerEvent: 0, inclusivePerEvent: 0)]
+        let now = [Edge(caller: "a", callee: "b", callsPerEvent: 2, inclusivePerEvent: 10)]
+        #expect(Comparison.chargedCalls(zero, now).outward == ["a": 10])
+    }
+
+    @Test(
+        "code without a symbol moved to another address is not a move: keys folded again on comparison, counts merged")
+    func test_attribution_anAddressThatMovedIsNotAFunctionThatMoved() throws {
+        typealias P = ResultsFile.CallProfile
+        func profile(at address: String) -> P {
+            P(
+                functions: [
+                    .init(key: "step", exclusivePerEvent: 10, inclusivePerEvent: 18),
+                    .init(key: address, exclusivePerEvent: 8, inclusivePerEvent: 8),
+                ],
+                edges: [.init(caller: "step", callee: address, callsPerEvent: 1, inclusivePerEvent: 8)],
+                runtimeCalls: [], unattributedPerEvent: 0)
+        }
+        let (a, b) = (profile(at: "0x00000000004d34d0"), profile(at: "0x00000000004d34e0"))
+        #expect(Comparison.attribution("x", "d", 18, 18, a, b) != nil, "as written, the address keys differ")
+        #expect(Comparison.attribution("x", "d", 18, 18, a.rekeyed(Demangler.key), b.rekeyed(Demangler.key)) == nil)
+        let merged = P(
+            functions: [
+                .init(key: "0x1", exclusivePerEvent: 1, inclusivePerEvent: 1),
+                .init(key: "0x2", exclusivePerEvent: 2, inclusivePerEvent: 2),
+            ],
+            edges: [], runtimeCalls: [], unattributedPerEvent: 0
+        ).rekeyed(Demangler.key)
+        #expect(merged.functions.map(\.key) == [Demangler.unnamed] && merged.functions.first?.exclusivePerEvent == 3)
     }
 
     @Test("two profiles of one build: no function moved, and compare says so")

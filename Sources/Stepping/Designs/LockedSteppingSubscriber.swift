@@ -37,6 +37,17 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
         lock.lock()
     }
 
+    /// Runs `body` on the machine holding the lock. The action it returns comes out as the
+    /// closure's result, a value of its own that `perform()` then consumes; bound to a local
+    /// between `lock()` and `unlock()`, the action was copied whole and the copy destroyed, per
+    /// element (the whole profile's `outlined init with copy of …Action`).
+    @inlinable @inline(__always)
+    func locked<Action>(_ body: (inout StepStateMachine) -> Action) -> Action {
+        acquire()
+        defer { lock.unlock() }
+        return body(&machine)
+    }
+
     @inlinable
     func receive(subscription: any Subscription) {
         acquire()
@@ -47,15 +58,11 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
 
     @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
-        acquire()
-        let action = machine.receiveInput()
-        lock.unlock()
-        guard case .callStepper(let stepper, let id) = action else { return .none }
+        let action = locked { $0.receiveInput() }
+        // consumed: the stepper is moved out of the action, not copied and the action destroyed
+        guard case .callStepper(let stepper, let id) = consume action else { return .none }
         StepperBox<Input, Failure>.from(stepper).input(input, StepPromise(target: self, id: id))
-        acquire()
-        let returned = machine.stepperReturned()
-        lock.unlock()
-        return returned.perform()
+        return locked { $0.stepperReturned() }.perform()
     }
 
     @inlinable
@@ -77,10 +84,7 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
 
     @usableFromInline
     func completePromise(id: StepStateMachine.PromiseID, request: StepRequest) {
-        acquire()
-        let action = machine.completePromise(id: id, request: request)
-        lock.unlock()
-        action.perform()
+        locked { $0.completePromise(id: id, request: request) }.perform()
     }
 }
 

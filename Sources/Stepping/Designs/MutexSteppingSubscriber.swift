@@ -40,8 +40,9 @@ final class MutexSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber, 
 
     @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
-        let action = locked { Unchecked($0.value.receiveInput()) }
-        guard case .callStepper(let stepper, let id) = action.value else { return .none }
+        let action = locked { Unchecked($0.value.receiveInput()) }.value
+        // consumed: the stepper is moved out of the action, not copied and the action destroyed
+        guard case .callStepper(let stepper, let id) = consume action else { return .none }
         StepperBox<Input, Failure>.from(stepper).input(input, StepPromise(target: self, id: id))
         let returned = locked { Unchecked($0.value.stepperReturned()) }
         // The common case inline: a static call on the generic `StepperBox<Input, Failure>` would

@@ -109,7 +109,7 @@ extension Comparison {
             pairs.append(
                 .init(
                     target: row.scenario.rawValue, design: row.design.name, before: old.instructionsPerElement,
-                    after: row.instructionsPerElement, a: a, b: b))
+                    after: row.instructionsPerElement, a: a.rekeyed(Demangler.key), b: b.rekeyed(Demangler.key)))
         }
         let oldPaths = Dictionary((baseline.paths ?? []).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         for row in current.paths ?? [] where row.exact {
@@ -119,7 +119,7 @@ extension Comparison {
             pairs.append(
                 .init(
                     target: row.path.rawValue, design: row.design.name, before: old.instructionsPerEvent,
-                    after: row.instructionsPerEvent, a: a, b: b))
+                    after: row.instructionsPerEvent, a: a.rekeyed(Demangler.key), b: b.rekeyed(Demangler.key)))
         }
         return pairs
     }
@@ -230,8 +230,10 @@ extension Comparison {
             guard let edge = old[name] ?? new[name], edge.caller != edge.callee else { continue }
             let (c0, c1) = (old[name]?.callsPerEvent ?? 0, new[name]?.callsPerEvent ?? 0)
             guard c1 != c0 else { continue }
-            let priced = old[name].flatMap { $0.callsPerEvent > 0 ? $0 : nil } ?? new[name]!
-            guard priced.callsPerEvent > 0 else { continue }
+            // priced by the side with calls: a call per subscription, not per event, may show as
+            // a difference of the two windows at or below zero on one side, or not at all
+            guard let priced = [old[name], new[name]].compactMap({ $0 }).first(where: { $0.callsPerEvent > 0 })
+            else { continue }
             let term = (c1 - c0) * priced.inclusivePerEvent / priced.callsPerEvent
             outward[edge.caller, default: 0] += term
             inward[edge.callee, default: 0] += term

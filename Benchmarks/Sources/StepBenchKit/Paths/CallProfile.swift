@@ -143,6 +143,47 @@ extension ResultsFile {
         /// it leaves out.
         public static let otherCallers = "(other callers)"
 
+        /// The profile with every key put through `rekey` again, entries that meet under one key
+        /// merged (counts added): a file written before a folding rule (an address key, a cycle
+        /// mark) compares with one written after.
+        func rekeyed(_ rekeyOnce: (String) -> String) -> CallProfile {
+            var known: [String: String] = [:]
+            func rekey(_ key: String) -> String {
+                if let found = known[key] { return found }
+                let found = rekeyOnce(key)
+                known[key] = found
+                return found
+            }
+            var functions: [String: Function] = [:], order: [String] = []
+            for f in self.functions {
+                let key = rekey(f.key)
+                if functions[key] == nil { order.append(key) }
+                functions[key, default: Function(key: key, exclusivePerEvent: 0, inclusivePerEvent: 0)]
+                    .exclusivePerEvent += f.exclusivePerEvent
+                functions[key]!.inclusivePerEvent += f.inclusivePerEvent
+            }
+            var edges: [String: Edge] = [:], edgeOrder: [String] = []
+            for e in self.edges {
+                let (caller, callee) = (rekey(e.caller), rekey(e.callee))
+                let name = caller + "\u{0}" + callee
+                if edges[name] == nil { edgeOrder.append(name) }
+                edges[name, default: Edge(caller: caller, callee: callee, callsPerEvent: 0, inclusivePerEvent: 0)]
+                    .callsPerEvent += e.callsPerEvent
+                edges[name]!.inclusivePerEvent += e.inclusivePerEvent
+            }
+            var calls: [String: RuntimeCall] = [:], callOrder: [String] = []
+            for r in runtimeCalls {
+                let (caller, callee) = (rekey(r.caller), rekey(r.callee))
+                let name = r.kind.rawValue + "\u{0}" + caller + "\u{0}" + callee
+                if calls[name] == nil { callOrder.append(name) }
+                calls[name, default: RuntimeCall(kind: r.kind, callee: callee, caller: caller, callsPerEvent: 0)]
+                    .callsPerEvent += r.callsPerEvent
+            }
+            return CallProfile(
+                functions: order.map { functions[$0]! }, edges: edgeOrder.map { edges[$0]! },
+                runtimeCalls: callOrder.map { calls[$0]! }, unattributedPerEvent: unattributedPerEvent)
+        }
+
         /// The profile of the events between `low` and `high`, `span` events apart.
         static func between(_ low: CallgrindDump, _ high: CallgrindDump, span: Double) -> CallProfile {
             let names = Set(high.functions.keys).union(low.functions.keys)

@@ -46,9 +46,14 @@ extension Demangler {
         return answer
     }
 
+    /// The key of code without a symbol (callgrind names it by its address).
+    static let unnamed = "(code without a symbol)"
+
     /// A demangled name reduced to what survives a rebuild: `specialized`, `merged` and
     /// partial-apply prefixes dropped, closure numbers folded (`closure #2 in f` → `closure in f`),
-    /// callgrind's cycle mark dropped (`swift_release'2` → `swift_release`).
+    /// callgrind's cycle mark dropped (`swift_release'2` → `swift_release`), an address
+    /// (`0x00000000004d34d0`, code without a symbol) → ``unnamed``. Applied to a key, it returns
+    /// the key.
     static func key(_ readable: String) -> String {
         var text = readable
         let prefixes = [
@@ -65,6 +70,9 @@ extension Demangler {
         text = text.replacingOccurrences(of: #"closure #[0-9]+"#, with: "closure", options: .regularExpression)
         // callgrind's mark of a function seen again inside a call cycle: `swift_release'2`
         text = text.replacingOccurrences(of: #"'[0-9]+$"#, with: "", options: .regularExpression)
+        // code callgrind found no symbol for is named by its address, which moves with any
+        // change of layout: one key for all of it
+        if text.range(of: #"^0x[0-9a-fA-F]+$"#, options: .regularExpression) != nil { return unnamed }
         return text
     }
 }
