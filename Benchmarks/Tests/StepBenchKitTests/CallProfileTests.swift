@@ -265,6 +265,41 @@ struct CallProfileTests {
         #expect(merged.functions.map(\.key) == [Demangler.unnamed] && merged.functions.first?.exclusivePerEvent == 3)
     }
 
+    @Test(
+        "one more call of an edge that sometimes deallocates is priced at what the edge's cost moved, not at its average call"
+    )
+    func test_chargedCalls_aCallIsPricedAtMostAtWhatItsEdgeMoved() {
+        typealias Edge = ResultsFile.CallProfile.Edge
+        // three releases per event, one of them the last (its deinit behind it): 300 in all; a
+        // fourth, plain release adds 18
+        let before = [Edge(caller: "receive", callee: "swift_release", callsPerEvent: 3, inclusivePerEvent: 300)]
+        let after = [Edge(caller: "receive", callee: "swift_release", callsPerEvent: 4, inclusivePerEvent: 318)]
+        let (outward, inward) = Comparison.chargedCalls(before, after)
+        #expect(outward == ["receive": 18] && inward == ["swift_release": 18])
+        // more calls while the edge's cost fell: nothing charged through it
+        let cheaper = [Edge(caller: "receive", callee: "swift_release", callsPerEvent: 4, inclusivePerEvent: 290)]
+        #expect(Comparison.chargedCalls(before, cheaper).outward.isEmpty)
+    }
+
+    @Test("a flame graph whose every function is called by another starts at the outermost that holds the whole count")
+    func test_flameGraph_withoutAnUncalledFunction() {
+        typealias P = ResultsFile.CallProfile
+        // (below main) ↔ run: folded keys call each other; run holds the whole 10 and calls work
+        let profile = P(
+            functions: [
+                .init(key: "(below main)", exclusivePerEvent: 0, inclusivePerEvent: 20),
+                .init(key: "run", exclusivePerEvent: 2, inclusivePerEvent: 10),
+                .init(key: "work", exclusivePerEvent: 8, inclusivePerEvent: 8),
+            ],
+            edges: [
+                .init(caller: "(below main)", callee: "run", callsPerEvent: 0, inclusivePerEvent: 10),
+                .init(caller: "run", callee: "(below main)", callsPerEvent: 0, inclusivePerEvent: 10),
+                .init(caller: "run", callee: "work", callsPerEvent: 1, inclusivePerEvent: 8),
+            ], runtimeCalls: [], unattributedPerEvent: 0)
+        let graph = FlameGraph(title: "t", before: profile, after: profile)
+        #expect(graph.frames.map(\.path) == [["run"], ["run", "work"]], "\(graph.frames)")
+    }
+
     @Test("two profiles of one build: no function moved, and compare says so")
     func test_attribution_sameProfileMovesNothing() throws {
         let a = try Self.profile(retains: 2)

@@ -217,8 +217,10 @@ extension Comparison {
 
     /// What the changed call edges charge each function with (``Attribution/FunctionDelta/charged``):
     /// for every edge whose calls per event changed, Δcalls × its inclusive instructions per call
-    /// (the baseline's, or the current profile's for a new edge), added to the caller (`outward`)
-    /// and taken from the callee (`inward`). A function's calls to itself are not charged.
+    /// (the baseline's, or the current profile's for a new edge), at most what the edge's
+    /// inclusive instructions moved by in the same direction (nothing when they moved the other
+    /// way), added to the caller (`outward`) and taken from the callee (`inward`). A function's
+    /// calls to itself are not charged.
     static func chargedCalls(
         _ before: [ResultsFile.CallProfile.Edge], _ after: [ResultsFile.CallProfile.Edge]
     ) -> (outward: [String: Double], inward: [String: Double]) {
@@ -234,7 +236,13 @@ extension Comparison {
             // a difference of the two windows at or below zero on one side, or not at all
             guard let priced = [old[name], new[name]].compactMap({ $0 }).first(where: { $0.callsPerEvent > 0 })
             else { continue }
-            let term = (c1 - c0) * priced.inclusivePerEvent / priced.callsPerEvent
+            // Δcalls at a call's price, but never more than the edge's own cost moved (in the same
+            // direction): a call that is sometimes the last release (a deinit behind it) would
+            // otherwise price one more call at the average of all, deallocation included
+            let priced0 = (c1 - c0) * priced.inclusivePerEvent / priced.callsPerEvent
+            let moved = (new[name]?.inclusivePerEvent ?? 0) - (old[name]?.inclusivePerEvent ?? 0)
+            let term = moved * priced0 > 0 ? (abs(moved) < abs(priced0) ? moved : priced0) : 0
+            guard term != 0 else { continue }
             outward[edge.caller, default: 0] += term
             inward[edge.callee, default: 0] += term
         }

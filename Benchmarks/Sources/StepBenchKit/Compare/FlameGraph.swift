@@ -79,8 +79,17 @@ public struct FlameGraph: Equatable, Sendable {
         // `__libc_start_main` may both claim a thread's whole cost.
         let total = max(profile.functions.reduce(profile.unattributedPerEvent) { $0 + $1.exclusivePerEvent }, 1e-12)
         // the outermost functions: those nothing listed calls, widest first
-        let roots = Set(out.keys).union(exclusive.keys).filter { !called.contains($0) && (inclusive[$0] ?? 0) > 0 }
+        var roots = Set(out.keys).union(exclusive.keys).filter { !called.contains($0) && (inclusive[$0] ?? 0) > 0 }
             .sorted { inclusive[$0]! != inclusive[$1]! ? inclusive[$0]! > inclusive[$1]! : $0 < $1 }
+        if roots.isEmpty {
+            // Every function is called by another (keys folded into a cycle: `(below main)`,
+            // code without a symbol): the outermost of those that hold the whole count.
+            let whole = inclusive.filter { abs($0.value - total) <= 0.005 * total }.map(\.key)
+            let outermost = whole.filter { key in
+                !whole.contains { other in other != key && (out[other] ?? []).contains { $0.callee == key } }
+            }
+            roots = Array((outermost.isEmpty ? whole : outermost).sorted().prefix(1))
+        }
         let floor = total * minFraction
         var costs: [[String]: Cost] = [:], order: [[String]] = []
         // What a call into `key` reached along `path` spends other than going back up the path:
