@@ -43,6 +43,17 @@ struct CallProfileTests {
         return try CallgrindDump(contentsOf: url)
     }
 
+    /// A whole profile from (key, exclusive, inclusive) functions and (caller, callee, calls,
+    /// inclusive) edges, per event.
+    static func profile(
+        _ functions: [(String, Double, Double)], _ edges: [(String, String, Double, Double)]
+    ) -> ResultsFile.CallProfile {
+        ResultsFile.CallProfile(
+            functions: functions.map { .init(key: $0.0, exclusivePerEvent: $0.1, inclusivePerEvent: $0.2) },
+            edges: edges.map { .init(caller: $0.0, callee: $0.1, callsPerEvent: $0.2, inclusivePerEvent: $0.3) },
+            runtimeCalls: [], unattributedPerEvent: 0)
+    }
+
     static func profile(retains: Int, stepCost: Int = 10) throws -> ResultsFile.CallProfile {
         let folder = temporaryFolder()
         let low = try dump(events: 100, retains: retains, stepCost: stepCost, in: folder, name: "low.1")
@@ -203,21 +214,13 @@ struct CallProfileTests {
 
     @Test("a flame graph follows a folded cycle (callgrind's (below main) copies) without halving the program's frames")
     func test_flameGraph_aFoldedCycleIsNotAFrame() {
-        typealias P = ResultsFile.CallProfile
         // root → (below main) → libc → (below main) → main: one key for both copies of (below main)
-        let profile = P(
-            functions: [
-                .init(key: "root", exclusivePerEvent: 0, inclusivePerEvent: 100),
-                .init(key: "(below main)", exclusivePerEvent: 0, inclusivePerEvent: 200),
-                .init(key: "libc", exclusivePerEvent: 0, inclusivePerEvent: 100),
-                .init(key: "main", exclusivePerEvent: 100, inclusivePerEvent: 100),
-            ],
-            edges: [
-                .init(caller: "root", callee: "(below main)", callsPerEvent: 0, inclusivePerEvent: 100),
-                .init(caller: "(below main)", callee: "libc", callsPerEvent: 0, inclusivePerEvent: 100),
-                .init(caller: "libc", callee: "(below main)", callsPerEvent: 0, inclusivePerEvent: 100),
-                .init(caller: "(below main)", callee: "main", callsPerEvent: 0, inclusivePerEvent: 100),
-            ], runtimeCalls: [], unattributedPerEvent: 0)
+        let profile = Self.profile(
+            [("root", 0, 100), ("(below main)", 0, 200), ("libc", 0, 100), ("main", 100, 100)],
+            [
+                ("root", "(below main)", 0, 100), ("(below main)", "libc", 0, 100), ("libc", "(below main)", 0, 100),
+                ("(below main)", "main", 0, 100),
+            ])
         let graph = FlameGraph(title: "t", before: profile, after: profile)
         let main = graph.frames.first { $0.key == "main" }
         #expect(main?.path == ["root", "(below main)", "main"] && main?.after == 100, "\(graph.frames)")
@@ -242,26 +245,13 @@ struct CallProfileTests {
     @Test(
         "code without a symbol moved to another address is not a move: keys folded again on comparison, counts merged")
     func test_attribution_anAddressThatMovedIsNotAFunctionThatMoved() throws {
-        typealias P = ResultsFile.CallProfile
-        func profile(at address: String) -> P {
-            P(
-                functions: [
-                    .init(key: "step", exclusivePerEvent: 10, inclusivePerEvent: 18),
-                    .init(key: address, exclusivePerEvent: 8, inclusivePerEvent: 8),
-                ],
-                edges: [.init(caller: "step", callee: address, callsPerEvent: 1, inclusivePerEvent: 8)],
-                runtimeCalls: [], unattributedPerEvent: 0)
+        func profile(at address: String) -> ResultsFile.CallProfile {
+            Self.profile([("step", 10, 18), (address, 8, 8)], [("step", address, 1, 8)])
         }
         let (a, b) = (profile(at: "0x00000000004d34d0"), profile(at: "0x00000000004d34e0"))
         #expect(Comparison.attribution("x", "d", 18, 18, a, b) != nil, "as written, the address keys differ")
         #expect(Comparison.attribution("x", "d", 18, 18, a.rekeyed(Demangler.key), b.rekeyed(Demangler.key)) == nil)
-        let merged = P(
-            functions: [
-                .init(key: "0x1", exclusivePerEvent: 1, inclusivePerEvent: 1),
-                .init(key: "0x2", exclusivePerEvent: 2, inclusivePerEvent: 2),
-            ],
-            edges: [], runtimeCalls: [], unattributedPerEvent: 0
-        ).rekeyed(Demangler.key)
+        let merged = Self.profile([("0x1", 1, 1), ("0x2", 2, 2)], []).rekeyed(Demangler.key)
         #expect(merged.functions.map(\.key) == [Demangler.unnamed] && merged.functions.first?.exclusivePerEvent == 3)
     }
 
@@ -283,19 +273,10 @@ struct CallProfileTests {
 
     @Test("a flame graph whose every function is called by another starts at the outermost that holds the whole count")
     func test_flameGraph_withoutAnUncalledFunction() {
-        typealias P = ResultsFile.CallProfile
         // (below main) ↔ run: folded keys call each other; run holds the whole 10 and calls work
-        let profile = P(
-            functions: [
-                .init(key: "(below main)", exclusivePerEvent: 0, inclusivePerEvent: 20),
-                .init(key: "run", exclusivePerEvent: 2, inclusivePerEvent: 10),
-                .init(key: "work", exclusivePerEvent: 8, inclusivePerEvent: 8),
-            ],
-            edges: [
-                .init(caller: "(below main)", callee: "run", callsPerEvent: 0, inclusivePerEvent: 10),
-                .init(caller: "run", callee: "(below main)", callsPerEvent: 0, inclusivePerEvent: 10),
-                .init(caller: "run", callee: "work", callsPerEvent: 1, inclusivePerEvent: 8),
-            ], runtimeCalls: [], unattributedPerEvent: 0)
+        let profile = Self.profile(
+            [("(below main)", 0, 20), ("run", 2, 10), ("work", 8, 8)],
+            [("(below main)", "run", 0, 10), ("run", "(below main)", 0, 10), ("run", "work", 1, 8)])
         let graph = FlameGraph(title: "t", before: profile, after: profile)
         #expect(graph.frames.map(\.path) == [["run"], ["run", "work"]], "\(graph.frames)")
     }
