@@ -113,6 +113,7 @@ public struct Profiler {
         }
         var rows: [ResultsFile.ProfileRow] = []
         var faults: [ResultsFile.ProfileFault] = []
+        let code = MachineCode.hashes(of: counts.flatMap { (try? $0.get()).map { [$0.0, $0.1] } ?? [] })
         for (target, counted) in zip(targets, counts) {
             let low: Counts, high: Counts
             switch counted {
@@ -130,7 +131,7 @@ public struct Profiler {
                     instructionsPerElement: Double(high.total - low.total) / span,
                     topFunctions: ResultsFile.FunctionCost.top(
                         low.functions, high.functions, span: span, keeping: Self.functionsKept),
-                    collection: .measuredWindow, callProfile: .between(low, high, span: span)))
+                    collection: .measuredWindow, callProfile: .between(low, high, span: span, code: code)))
         }
         return (rows, faults)
     }

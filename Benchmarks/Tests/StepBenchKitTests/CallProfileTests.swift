@@ -323,3 +323,95 @@ struct CallProfileTests {
         #expect { try ResultsFile.read(url) } throws: { "\($0)".contains("profile-x.calls.json.gz") }
     }
 }
+
+/// The machine-code hash of a function (``MachineCode``) and what it tells a comparison.
+@Suite("machine code: changed, or only moved")
+struct MachineCodeTests {
+    /// llvm-objdump's disassembly of `f` laid out at `base`: a call to `swift_retain`, a jump
+    /// inside `f`, a `%rip`-relative load of a symbol and one into a jump table, then padding.
+    static func disassembly(base: Int, extraRetain: Bool = false, padding: Int = 1) -> String {
+        func hex(_ x: Int) -> String { "0x" + String(x, radix: 16) }
+        var lines = [
+            "", "stepbench:\tfile format elf64-x86-64", "", "Disassembly of section .text:", "", "<$s1f>:",
+            "               \tpushq\t%rbp",
+            "               \tmovq\t\(hex(0x2000 + base))(%rip), %rax    # \(hex(0x9000 + base)) <$s4dataMa>",
+            "               \tleaq\t-\(hex(0x40 + base))(%rip), %rcx    # \(hex(0x7000 + base)) <$s5otherMf+0x44>",
+            "               \tcallq\t\(hex(0x100 + base)) <swift_retain@plt>",
+        ]
+        if extraRetain { lines.append("               \tcallq\t\(hex(0x100 + base)) <swift_retain@plt>") }
+        lines += [
+            "               \tjne\t\(hex(0x500 + base)) <$s1f+0x3b>",
+            "               \tpopq\t%rbp",
+            "               \tretq",
+        ]
+        lines += Array(repeating: "               \tnopw\t%cs:(%rax,%rax)", count: padding)
+        lines += ["", "<$s1g>:", "               \tretq", ""]
+        return lines.joined(separator: "\n")
+    }
+
+    static func hash(_ text: String, _ symbol: String = "$s1f") throws -> String {
+        let lines = try #require(MachineCode.functionsOf(disassembly: text).first { $0.symbol == symbol }?.lines)
+        return MachineCode.hash(MachineCode.normalised(lines, symbol: symbol))
+    }
+
+    @Test("the same code elsewhere in the binary hashes alike; an added call does not")
+    func test_machineCode_layoutIsNotCode() throws {
+        let here = try Self.hash(Self.disassembly(base: 0))
+        #expect(try Self.hash(Self.disassembly(base: 0x1230, padding: 3)) == here, "moved, padded otherwise")
+        #expect(try Self.hash(Self.disassembly(base: 0, extraRetain: true)) != here, "one more retain")
+        #expect(try Self.hash(Self.disassembly(base: 0), "$s1g") != here)
+        let f = try #require(MachineCode.functionsOf(disassembly: Self.disassembly(base: 0)).first)
+        #expect(
+            MachineCode.normalised(f.lines, symbol: "$s1f") == [
+                "pushq %rbp", "movq (%rip), %rax # <$s4dataMa>", "leaq (%rip), %rcx", "callq <swift_retain@plt>",
+                "jne <+0x3b>", "popq %rbp", "retq",
+            ])
+    }
+
+    @Test("only plain symbols are looked up; callgrind's cycle mark is dropped")
+    func test_machineCode_symbols() {
+        #expect(MachineCode.symbol(of: "$s8Stepping1fyyF'2") == "$s8Stepping1fyyF")
+        #expect(MachineCode.symbol(of: "pthread_mutex_lock@@GLIBC_2.2.5") == "pthread_mutex_lock@@GLIBC_2.2.5")
+        #expect(
+            MachineCode.symbol(of: "swift::MetadataCacheKey::operator==(swift::MetadataCacheKey const&) const") == nil)
+        #expect(MachineCode.symbol(of: "0x00000000004d34d0") == nil)
+        #expect(MachineCode.combined(["a"]) == "a")
+        #expect(MachineCode.combined(["a", nil]) == nil)
+        #expect(MachineCode.combined(["a", "b"]) == MachineCode.combined(["b", "a"]))
+    }
+
+    /// `step` calling `swift_retain` `retains` times per event, with the given code hashes.
+    static func profile(retains: Double, step: String?, retain: String? = "r") -> ResultsFile.CallProfile {
+        var p = CallProfileTests.profile(
+            [("step", 10, 10 + 5 * retains), ("swift_retain", 5 * retains, 5 * retains)],
+            [("step", "swift_retain", retains, 5 * retains)])
+        p.functions[0].code = step
+        p.functions[1].code = retain
+        return p
+    }
+
+    @Test("a row tells code changed, calls changed, layout only, or that it cannot tell")
+    func test_attribution_tellsWhatChanged() throws {
+        let a = Self.profile(retains: 2, step: "s1")
+        let code = try #require(Comparison.attribution("p", "d", 20, 25, a, Self.profile(retains: 3, step: "s2")))
+        #expect(code.change == .code && code.codeChanged == ["step"])
+        #expect(code.functions.first?.codeChanged == true)
+        let calls = try #require(Comparison.attribution("p", "d", 20, 25, a, Self.profile(retains: 3, step: "s1")))
+        #expect(calls.change == .calls && calls.codeChanged == [])
+        #expect(calls.functions.first?.codeChanged == false)
+        // the count moved by two instructions, no function's code and no call did
+        var moved = Self.profile(retains: 2, step: "s1")
+        moved.functions[0].exclusivePerEvent += 2
+        let layout = try #require(Comparison.attribution("p", "d", 20, 22, a, moved))
+        #expect(layout.change == .layout)
+        let old = Self.profile(retains: 2, step: nil, retain: nil)
+        #expect(try #require(Comparison.attribution("p", "d", 20, 22, old, moved)).change == .unknown)
+        let text = try Comparison(
+            baselineCommit: "a", currentCommit: "b", minEffect: 0.05, decisionLevel: 0.99, noiseProfile: nil,
+            rows: [], attributions: [code, layout]
+        ).render(.text)
+        #expect(text.contains("code changed in 1 function: step"), "\(text)")
+        #expect(text.contains("layout only (no function's code or calls changed)"), "\(text)")
+        #expect(text.contains("its calls changed; code changed)"), "\(text)")
+    }
+}

@@ -58,10 +58,19 @@ final class LockedSteppingSubscriber<Input, Failure: Error>: SteppingSubscriber,
 
     @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
-        let action = locked { $0.receiveInput() }
-        // consumed: the stepper is moved out of the action, not copied and the action destroyed
-        guard case .callStepper(let stepper, let id) = consume action else { return .none }
-        StepperBox<Input, Failure>.from(stepper).input(input, StepPromise(target: self, id: id))
+        // The stepper's closure is taken while the lock is held, where the machine still holds its
+        // box: copying the closure retains its context, which keeps the stepper alive through
+        // the call even if the machine dies meanwhile, so the box itself needs no retain. (Not
+        // through `locked { }`: a closure returned as its generic result is re-abstracted, an
+        // allocation per element.)
+        acquire()
+        guard case .callStepper(let stepper, let id) = machine.receiveInput() else {
+            lock.unlock()
+            return .none
+        }
+        let call = StepperBox<Input, Failure>.from(consume stepper).input
+        lock.unlock()
+        call(input, StepPromise(target: self, id: id))
         return locked { $0.stepperReturned() }.perform()
     }
 

@@ -24,6 +24,29 @@ extension Comparison {
         /// Runtime calls (retain, release, allocation, …) whose count per event changed, at
         /// their callers.
         public var runtimeCalls: [RuntimeDelta]
+        /// What differs between the two builds on this row, told by its functions' machine code
+        /// (``ResultsFile/CallProfile/Function/code``) and its call edges; nil in a comparison
+        /// made before it was told.
+        public var change: Change?
+        /// The functions run on this row (listed or not) whose machine code differs between the
+        /// builds, by key.
+        public var codeChanged: [String]?
+
+        /// What differs between the two builds on a row.
+        public enum Change: String, Codable, Sendable {
+            /// The machine code of a function it runs changed (``codeChanged``).
+            case code = "code changed"
+            /// No function's code changed, but calls did: what the code was given or did
+            /// differs (the input, a branch, the schedule).
+            case calls = "calls changed, no function's code"
+            /// No function's code and no call changed: the count moved with where the code lies
+            /// (alignment, a different instruction length of a relocated jump).
+            case layout = "layout only (no function's code or calls changed)"
+            /// A function that moved has no hash on one side (a file written before hashes were
+            /// kept, or code that could not be looked up): which of the three, the profiles
+            /// cannot tell.
+            case unknown = "code not compared"
+        }
 
         public static let kept = 8
 
@@ -46,6 +69,9 @@ extension Comparison {
             public var share: Double
             /// What the profiles say moved it: ``Cause``.
             public var cause: Cause
+            /// Whether its machine code differs between the builds; nil when either profile has
+            /// no hash of it.
+            public var codeChanged: Bool? = nil
         }
 
         /// Told from the two profiles alone: the calls into the function per event, and its
@@ -187,7 +213,8 @@ extension Comparison {
             moved.append(
                 .init(
                     key: key, exclusive: exclusive, inclusive: inclusive, charged: charged,
-                    share: delta != 0 ? charged / delta : 0, cause: cause))
+                    share: delta != 0 ? charged / delta : 0, cause: cause,
+                    codeChanged: x?.code.flatMap { c0 in y?.code.map { $0 != c0 } }))
         }
         guard abs(delta) >= attributionFloor || moved.contains(where: { abs($0.exclusive) >= attributionFloor }) else {
             return nil
@@ -210,9 +237,38 @@ extension Comparison {
             Attribution.RuntimeDelta(
                 kind: $0.kind, callee: $0.callee, caller: $0.caller, callsBefore: $1, callsAfter: $2)
         }
+        let (change, codeChanged) = change(a, b, moved: moved)
         return Attribution(
             target: target, design: design, baseline: before, current: after, functions: listed,
-            remainder: delta - explained, edges: edges, runtimeCalls: runtime)
+            remainder: delta - explained, edges: edges, runtimeCalls: runtime, change: change,
+            codeChanged: codeChanged)
+    }
+
+    /// What differs between the builds on a row (``Attribution/Change``) and the functions whose
+    /// code changed: any function run on both sides whose hashes differ (one that runs on one
+    /// side only is reached through a caller whose code or calls changed); else, if a function
+    /// whose own instructions moved has no hash on a side, unknown; else calls if any call
+    /// edge's count changed, layout if none did.
+    static func change(
+        _ a: ResultsFile.CallProfile, _ b: ResultsFile.CallProfile, moved: [Attribution.FunctionDelta]
+    ) -> (Attribution.Change, [String]) {
+        let old = Dictionary(a.functions.map { ($0.key, $0.code) }, uniquingKeysWith: { x, _ in x })
+        let new = Dictionary(b.functions.map { ($0.key, $0.code) }, uniquingKeysWith: { x, _ in x })
+        let changed = old.keys.filter { key in
+            guard let x = old[key] ?? nil, let y = new[key] ?? nil else { return false }
+            return x != y
+        }.sorted()
+        if !changed.isEmpty { return (.code, changed) }
+        // a function whose own instructions moved, listed on a side without a hash
+        func unhashed(_ side: [String: String?], _ key: String) -> Bool { side[key].map { $0 == nil } ?? false }
+        let unknown = moved.contains {
+            abs($0.exclusive) >= ResultsFile.CallProfile.threshold && (unhashed(old, $0.key) || unhashed(new, $0.key))
+        }
+        if unknown { return (.unknown, []) }
+        let callsMoved = !changedCalls(a.edges, b.edges, caller: \.caller, callee: \.callee, calls: \.callsPerEvent) {
+            c, _, _ in c
+        }.isEmpty
+        return (callsMoved ? .calls : .layout, [])
     }
 
     /// What the changed call edges charge each function with (``Attribution/FunctionDelta/charged``):

@@ -70,10 +70,11 @@ extension Comparison {
         for a in attributions {
             lines.append(
                 "  \(a.target) \(a.design): \(Self.fmt(a.baseline)) → \(Self.fmt(a.current)) (\(signed(a.delta)))"
-                    + (a.functions.isEmpty ? ": no function moved (layout only)" : ""))
+                    + (a.functions.isEmpty ? ": no function moved" : "") + Self.changeText(a))
             for f in a.functions {
+                let code = f.codeChanged.map { $0 ? "; code changed" : "; same code" } ?? ""
                 lines.append(
-                    "    \(signed(f.charged)) (\(String(format: "%.0f%%", 100 * f.share))) \(f.key) (exclusive \(signed(f.exclusive)), inclusive \(signed(f.inclusive)); \(f.cause.rawValue))"
+                    "    \(signed(f.charged)) (\(String(format: "%.0f%%", 100 * f.share))) \(f.key) (exclusive \(signed(f.exclusive)), inclusive \(signed(f.inclusive)); \(f.cause.rawValue)\(code))"
                 )
             }
             if !a.functions.isEmpty { lines.append("    \(signed(a.remainder)) remainder (functions not listed)") }
@@ -88,6 +89,15 @@ extension Comparison {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// " — code changed in N functions: a, b, …", " — layout only (…)": the row's
+    /// ``Attribution/change``; nothing for a comparison that did not tell it.
+    static func changeText(_ a: Attribution) -> String {
+        guard let change = a.change else { return a.functions.isEmpty ? " (layout only)" : "" }
+        guard change == .code, let keys = a.codeChanged, !keys.isEmpty else { return " — \(change.rawValue)" }
+        let shown = keys.prefix(3).joined(separator: ", ") + (keys.count > 3 ? ", …" : "")
+        return " — code changed in \(keys.count) function\(keys.count == 1 ? "" : "s"): \(shown)"
     }
 
     /// The decided timing rows' median detectable effect per scenario, in the rows' order.

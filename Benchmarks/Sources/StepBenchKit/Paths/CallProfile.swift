@@ -51,6 +51,10 @@ extension ResultsFile {
             public var exclusivePerEvent: Double
             /// Its own instructions and those of everything it called.
             public var inclusivePerEvent: Double
+            /// A hash of its machine code in the profiled build (``MachineCode``), of every
+            /// symbol the key folds together; nil when one could not be looked up (a file
+            /// written before the hash was kept, code without a symbol).
+            public var code: String? = nil
         }
 
         public struct Edge: Codable, Equatable, Sendable {
@@ -154,14 +158,16 @@ extension ResultsFile {
                 known[key] = found
                 return found
             }
-            var functions: [String: Function] = [:], order: [String] = []
+            var functions: [String: Function] = [:], order: [String] = [], codes: [String: [String?]] = [:]
             for f in self.functions {
                 let key = rekey(f.key)
                 if functions[key] == nil { order.append(key) }
                 functions[key, default: Function(key: key, exclusivePerEvent: 0, inclusivePerEvent: 0)]
                     .exclusivePerEvent += f.exclusivePerEvent
                 functions[key]!.inclusivePerEvent += f.inclusivePerEvent
+                codes[key, default: []].append(f.code)
             }
+            for (key, code) in codes { functions[key]!.code = MachineCode.combined(code) }
             var edges: [String: Edge] = [:], edgeOrder: [String] = []
             for e in self.edges {
                 let (caller, callee) = (rekey(e.caller), rekey(e.callee))
@@ -184,13 +190,20 @@ extension ResultsFile {
                 runtimeCalls: callOrder.map { calls[$0]! }, unattributedPerEvent: unattributedPerEvent)
         }
 
-        /// The profile of the events between `low` and `high`, `span` events apart.
-        static func between(_ low: CallgrindDump, _ high: CallgrindDump, span: Double) -> CallProfile {
+        /// The profile of the events between `low` and `high`, `span` events apart; `code` holds
+        /// the functions' ``MachineCode`` hashes by the names callgrind gives them.
+        static func between(
+            _ low: CallgrindDump, _ high: CallgrindDump, span: Double, code: [String: String] = [:]
+        ) -> CallProfile {
             let names = Set(high.functions.keys).union(low.functions.keys)
                 .union(high.calls.keys.flatMap { [$0.caller, $0.callee] })
                 .union(low.calls.keys.flatMap { [$0.caller, $0.callee] })
             let keys = Demangler.keys(names)
             func key(_ name: String) -> String { keys[name] ?? name }
+            var codes: [String: [String?]] = [:]
+            for name in Set(high.functions.keys).union(low.functions.keys) {
+                codes[key(name), default: []].append(code[name])
+            }
 
             // Exclusive and inclusive per window, by key. A function's inclusive cost is its own
             // plus what its calls cost, but for calls to itself (recursion, already inside).
@@ -212,7 +225,10 @@ extension ResultsFile {
                 let (a, b) = (lowCosts[name] ?? (0, 0), highCosts[name] ?? (0, 0))
                 let exclusive = (b.exclusive - a.exclusive) / span, inclusive = (b.inclusive - a.inclusive) / span
                 guard abs(exclusive) >= threshold || abs(inclusive) >= threshold else { continue }
-                functions.append(Function(key: name, exclusivePerEvent: exclusive, inclusivePerEvent: inclusive))
+                functions.append(
+                    Function(
+                        key: name, exclusivePerEvent: exclusive, inclusivePerEvent: inclusive,
+                        code: MachineCode.combined(codes[name] ?? [])))
                 listed += exclusive
             }
             functions.sort {

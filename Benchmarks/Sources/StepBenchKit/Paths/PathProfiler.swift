@@ -73,7 +73,9 @@ public struct PathProfiler {
             }
             return .success((allocations, dumps))
         }
-        try synchronising.prepare(for: measured.flatMap { (try? $0.get()).map { Array($0.1.values) } ?? [] })
+        let measuredDumps = measured.flatMap { (try? $0.get()).map { Array($0.1.values) } ?? [] }
+        try synchronising.prepare(for: measuredDumps)
+        let code = MachineCode.hashes(of: measuredDumps)
         var faults: [ResultsFile.ProfileFault] = []
         for (request, result) in zip(requests, measured) {
             let subject = request.subject
@@ -104,7 +106,8 @@ public struct PathProfiler {
                         topFunctions: functions,
                         synchronisingFunctions: ResultsFile.FunctionCost.top(
                             syncLow.functions, syncHigh.functions, span: span, keeping: .max),
-                        exact: path.countsAreExact(for: subject), callProfile: .between(low, high, span: span)))
+                        exact: path.countsAreExact(for: subject),
+                        callProfile: .between(low, high, span: span, code: code)))
             }
         }
         // Every window synchronises (the driver's own semaphore, if nothing else): none found means
