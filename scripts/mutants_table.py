@@ -33,8 +33,10 @@ def attributed(comparison: dict, design: str) -> str:
         return "—"
     a = max(mine, key=lambda a: (abs(a["current"] - a["baseline"]), a["target"]))
     first = a["functions"][0]
+    changed = a.get("codeChanged") or []
+    code = f"; code changed in {', '.join(f'`{k[:60]}`' for k in changed[:3])}" if changed else ""
     return (f"`{first['key'][:80]}` {100 * first['share']:.0f}% of {a['target']}'s "
-            f"{a['current'] - a['baseline']:+.1f} ({first['cause']})")
+            f"{a['current'] - a['baseline']:+.1f} ({first['cause']}{code})")
 
 
 def table(entries: list[tuple[str, int, str, dict]]) -> str:

@@ -925,11 +925,12 @@ def mutant_section(results, folder) -> list[str]:
                   "widths of the mutant's build, red where a frame's own instructions grew, blue where they fell (hover a "
                   "frame for its counts); redrawn by `stepbench compare --exact-only --flame-graphs OUT "
                   f"{os.path.relpath(base)}/head.json {os.path.relpath(base)}/{name}.json`.", "",
-                  "| mutant | row | instructions per event | charged first | share | cause |", "|---|---|---|---|---|---|"]
+                  "| mutant | row | instructions per event | charged first | share | cause | what changed |",
+                  "|---|---|---|---|---|---|---|"]
         for a in moved:
             first = a["functions"][0]
             md.append(f"| `{name}` | {a['target']} `{a['design']}` | {a['baseline']:g} → {a['current']:g} | "
-                      f"`{_short(first['key'])}` | {100 * first['share']:.0f}% | {first['cause']} |")
+                      f"`{_short(first['key'])}` | {100 * first['share']:.0f}% | {first['cause']} | {_what_changed(a)} |")
         top = moved[0]
         graph = f"flame-{''.join(c if c.isalnum() or c in '-_' else '_' for c in top['target'] + '_' + top['design'])}.svg"
         source = os.path.join(base, name, graph)
@@ -937,6 +938,17 @@ def mutant_section(results, folder) -> list[str]:
             shutil.copyfile(source, os.path.join(folder, f"mutant-{name}-{graph}"))
             graphs += [f"![{name}: {top['target']} {top['design']}](mutant-{name}-{graph})", ""]
     return md + [""] + graphs if md else []
+
+
+def _what_changed(attribution) -> str:
+    """The row's Attribution.change: the functions whose machine code changed between the two builds
+    (at most two named), or what else moved it; "—" for a comparison from before it was told."""
+    change = attribution.get("change")
+    if change == "code changed" and attribution.get("codeChanged"):
+        keys = attribution["codeChanged"]
+        named = ", ".join(f"`{_short(k, 50)}`" for k in keys[:2])
+        return f"code of {named}" + (f" and {len(keys) - 2} more" if len(keys) > 2 else "")
+    return change or "—"
 
 
 _OTHER_CALLERS = "(other callers)"  # CallProfile.otherCallers: the callers a summary leaves out

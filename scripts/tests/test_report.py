@@ -540,8 +540,9 @@ def test_a_kept_mutant_is_tabled_by_the_function_charged_first_and_its_flame_gra
     attribution = {"target": "sync-more", "design": "mutex", "baseline": 976, "current": 1020,
                    "functions": [{"key": "MutexSteppingSubscriber.receive(_:)", "exclusive": 4, "inclusive": 44,
                                   "charged": 44, "share": 1.0, "cause": "its calls changed"}],
-                   "remainder": 0, "edges": [], "runtimeCalls": []}
-    smaller = dict(attribution, target="deferred-more", baseline=1000, current=1010)
+                   "remainder": 0, "edges": [], "runtimeCalls": [], "change": "code changed",
+                   "codeChanged": ["MutexSteppingSubscriber.receive(_:)"]}
+    smaller = dict(attribution, target="deferred-more", baseline=1000, current=1010, change=None, codeChanged=None)
     (folder / "mutants" / "mutex-retain.compare.json").write_text(json.dumps({"attributions": [smaller, attribution]}))
     (folder / "mutants" / "mutex-retain" / "flame-sync-more_mutex.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
     out = tmp_path / "report"
@@ -549,7 +550,8 @@ def test_a_kept_mutant_is_tabled_by_the_function_charged_first_and_its_flame_gra
     text = (out / "REPORT.md").read_text()
     assert "### Where a planted regression went" in text
     assert ("| `mutex-retain` | sync-more `mutex` | 976 → 1020 | `MutexSteppingSubscriber.receive(_:)` | 100% | "
-            "its calls changed |") in text
+            "its calls changed | code of `MutexSteppingSubscriber.receive(_:)` |") in text
+    assert "| deferred-more `mutex` | 1000 → 1010 | `MutexSteppingSubscriber.receive(_:)` | 100% | its calls changed | — |" in text
     assert "![mutex-retain: sync-more mutex](mutant-mutex-retain-flame-sync-more_mutex.svg)" in text
     assert (out / "mutant-mutex-retain-flame-sync-more_mutex.svg").exists()
     # without a kept mutant, no section

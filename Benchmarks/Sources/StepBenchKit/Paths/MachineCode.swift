@@ -95,9 +95,15 @@ enum MachineCode {
                 ]
             ).run(timeLimit: 300), out.status == 0, !out.timedOut
         else { return [:] }
-        var answer: [String: String] = [:]
+        // a local symbol may name several functions (`__swift_instantiateConcreteTypeFromMangledName`,
+        // one per module): their hashes together
+        var blocks: [String: [String]] = [:]
         for (symbol, lines) in functionsOf(disassembly: out.stdoutText) {
-            for function in bySymbol[symbol] ?? [] { answer[function] = hash(normalised(lines, symbol: symbol)) }
+            blocks[symbol, default: []].append(hash(normalised(lines, symbol: symbol)))
+        }
+        var answer: [String: String] = [:]
+        for (symbol, hashes) in blocks {
+            for function in bySymbol[symbol] ?? [] { answer[function] = combined(hashes) }
         }
         return answer
     }
