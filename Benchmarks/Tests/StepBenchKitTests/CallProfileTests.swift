@@ -368,6 +368,39 @@ struct MachineCodeTests {
             ])
     }
 
+    @Test("a function that ran in several objects is looked up in each of them, whatever the order")
+    func test_machineCode_everyObjectOfAName() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // a module's local helper, as Swift emits one per module: in the executable and in a library
+        let text = """
+            version: 1
+            part: 1
+            positions: instr line
+            events: Ir
+            summary: 12
+            ob=/bin/tool
+            fl=???
+            fn=helper
+            0x10 0 4
+            fn=step'2
+            0x20 0 2
+            ob=/lib/libx.so
+            fl=???
+            fn=helper
+            0x90 0 4
+            fn=other
+            0x99 0 2
+            totals: 12
+            """
+        let url = folder.appendingPathComponent("part.1")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        let objects = MachineCode.objects(of: [try CallgrindDump(contentsOf: url)])
+        #expect(objects["helper"] == ["/bin/tool", "/lib/libx.so"])
+        #expect(objects["step'2"] == ["/bin/tool"] && objects["other"] == ["/lib/libx.so"])
+    }
+
     @Test("only plain symbols are looked up; callgrind's cycle mark is dropped")
     func test_machineCode_symbols() {
         #expect(MachineCode.symbol(of: "$s8Stepping1fyyF'2") == "$s8Stepping1fyyF")

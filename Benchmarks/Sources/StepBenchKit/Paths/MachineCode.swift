@@ -22,28 +22,43 @@ enum MachineCode {
     /// hashes its own disassembly; a function of a shared library (the Swift runtime, libc)
     /// the library's build ID, as a library's code changes only with the library.
     static func hashes(of dumps: [CallgrindDump]) -> [String: String] {
-        // each function's object, from the addresses it ran (named by the first name seen at an
-        // address: a cycle's copy is found by its function's name)
-        var objectOf: [String: String] = [:]
-        var names = Set<String>()
-        for dump in dumps {
-            names.formUnion(dump.functions.keys)
-            for (object, costs) in dump.addresses {
-                for (_, spent) in costs { objectOf[uncycled(spent.function)] = object }
-            }
-        }
+        let objects = objects(of: dumps)
         var byObject: [String: Set<String>] = [:]
-        for name in names {
-            if let object = objectOf[uncycled(name)] { byObject[object, default: []].insert(name) }
-        }
-        let objects = byObject.keys.sorted().filter { FileManager.default.fileExists(atPath: $0) }
+        for (name, inside) in objects { for object in inside { byObject[object, default: []].insert(name) } }
         let found =
-            (try? parallelMap(objects) { object -> [String: String] in
+            (try? parallelMap(byObject.keys.sorted().filter { FileManager.default.fileExists(atPath: $0) }) {
+                object -> [String: String] in
                 guard isLibrary(object) else { return hashes(of: byObject[object]!, in: object) }
                 guard let identity = buildID(of: object) else { return [:] }
                 return byObject[object]!.reduce(into: [:]) { $0[$1] = identity }
             }) ?? []
-        return found.reduce(into: [:]) { $0.merge($1) { a, _ in a } }
+        // a name that ran in several objects (a module's local helper, as in the executable and
+        // in a library) hashes all of its copies together; one missing leaves it without a hash
+        var answer: [String: String] = [:]
+        for (name, inside) in objects where inside.count == 1 {
+            if let code = found.lazy.compactMap({ $0[name] }).first { answer[name] = code }
+        }
+        for (name, inside) in objects where inside.count > 1 {
+            let codes = found.compactMap { $0[name] }
+            if codes.count == inside.count, let code = MachineCode.combined(codes) { answer[name] = code }
+        }
+        return answer
+    }
+
+    /// The objects each function of `dumps` ran in (a cycle's copy is found by its function's
+    /// name): every one, however the dumps list them.
+    static func objects(of dumps: [CallgrindDump]) -> [String: Set<String>] {
+        var objectsOf: [String: Set<String>] = [:]
+        var names = Set<String>()
+        for dump in dumps {
+            names.formUnion(dump.functions.keys)
+            for (object, costs) in dump.addresses {
+                for (_, spent) in costs { objectsOf[uncycled(spent.function), default: []].insert(object) }
+            }
+        }
+        return names.reduce(into: [:]) { answer, name in
+            if let objects = objectsOf[uncycled(name)] { answer[name] = objects }
+        }
     }
 
     /// A shared object's file (`libswiftCore.so`, `libc.so.6`): its functions hash by the file.
