@@ -20,6 +20,11 @@ public struct RepetitionResult: Codable, Equatable, Sendable {
     /// that count them ran fewer than this repetition timed (``ScenarioKind/countingElements(_:)``);
     /// nil: `elements`.
     public var countedElements: Int? = nil
+    /// The round of its run this repetition was measured in, where the run added rounds to some
+    /// of its rows (`stepbench run --decide`): two rows' repetitions pair by round
+    /// (``sameRounds(_:_:)``). Nil: its index in its row (every row of a run without added
+    /// rounds, and each row's first pass).
+    public var round: Int? = nil
 
     public init(
         elapsedNanoseconds: UInt64, elements: Int, allocations: UInt64, cpuNanoseconds: UInt64,
@@ -40,6 +45,23 @@ public struct RepetitionResult: Codable, Equatable, Sendable {
         contention = meter.contention
         self.sideEvents = sideEvents
     }
+
+    /// The repetitions of two rows of one run measured in the same rounds, in the order of `a`:
+    /// by ``round`` (its index in its row where it has none). Rows of a run without added rounds
+    /// pair index by index, the shorter's length.
+    public static func sameRounds(_ a: [RepetitionResult], _ b: [RepetitionResult])
+        -> [(RepetitionResult, RepetitionResult)]
+    {
+        guard a.contains(where: { $0.round != nil }) || b.contains(where: { $0.round != nil }) else {
+            return Array(zip(a, b))
+        }
+        var byRound: [Int: RepetitionResult] = [:]
+        for (i, r) in b.enumerated() { byRound[r.round ?? i] = r }
+        return a.enumerated().compactMap { i, r in byRound[r.round ?? i].map { (r, $0) } }
+    }
+
+    /// The round of the repetition at `index` of its row (``round``, else the index).
+    public func round(at index: Int) -> Int { round ?? index }
 
     public var nsPerElement: Double { Double(elapsedNanoseconds) / Double(elements) }
     public var elementsPerSecond: Double { Double(elements) * 1e9 / Double(max(elapsedNanoseconds, 1)) }

@@ -78,7 +78,8 @@ extension VerdictTests {
         func measure(_ c: RunConfiguration) -> ResultsFile {
             asked.append(c)
             var file = RankingTests.file([])
-            let drift = (0..<(c.repetitions ?? 1)).map { 1.0 + 0.01 * Double($0 % 3) }
+            // each process drifts its own way (a batch's rows share it round by round)
+            let drift = (0..<(c.repetitions ?? 1)).map { 1.0 + 0.01 * Double(($0 + 2 * asked.count) % 5) }
             file.rows = BenchmarkRunner.combinations(of: c).map { combo in
                 let factor = factors[combo.subject.name] ?? 1
                 let reps = drift.map { d in
@@ -116,6 +117,35 @@ extension VerdictTests {
         #expect(decided.addedRounds?.map(\.rounds).reduce(0, +) == reps["atomic"]! - 5)
         // the batch ran at the elements the first pass ran
         #expect(fake.asked.allSatisfy { $0.sizedElements == [10_000, 10_000] })
+    }
+
+    @Test("a design decided against the first by median rejoins when the first changes; its rounds pair by round")
+    func test_deciding_contendersMayGrow() throws {
+        // atomic leads the first pass; locked is separated from it, mutex is not. The added rounds
+        // make mutex the first, and locked's five rounds do not separate it from mutex: locked
+        // must rejoin, and its added rounds pair with mutex's by round, not by index
+        let f = RankingTests.file([
+            ("atomic", 1.0, [1.0, 1.0, 1.0, 1.0, 1.0]), ("mutex", 1.0, [1.2, 0.8, 1.5, 0.7, 1.3]),
+            ("locked", 1.3, [1.0, 1.0, 1.0, 1.0, 1.0]),
+        ])
+        let first = try Self.perElement(f)
+        #expect(first.first == "atomic" && first.open == ["mutex"], "\(first.summary)")
+        let fake = FakeMeasure(["atomic": 1.3, "mutex": 1.0, "locked": 1.6])
+        var configuration = RunConfiguration()
+        configuration.allowDebug = true
+        let decided = try Deciding(budget: 60) { fake.measure($0) }.extend(f, configuration: configuration, seed: 1)
+        let verdict = try Self.perElement(decided)
+        #expect(verdict.outcome == .winner && verdict.first == "mutex", "\(verdict.summary)")
+        #expect(fake.asked.contains { $0.designs.map(\.rawValue).contains("locked") }, "locked rejoined")
+        let rows = Dictionary(uniqueKeysWithValues: decided.rows.map { ($0.design.name, $0) })
+        let locked = try #require(rows["locked"]), mutex = try #require(rows["mutex"])
+        #expect(locked.repetitions.count < mutex.repetitions.count, "locked missed mutex's first batch")
+        let pairs = RepetitionResult.sameRounds(locked.repetitions, mutex.repetitions)
+        #expect(pairs.count == locked.repetitions.count)
+        // every pair after the first pass is one added batch's round: the same drift on both
+        for (a, b) in pairs.dropFirst(5) { #expect(abs(a.nsPerElement / b.nsPerElement - 1.6) < 1e-9) }
+        // rows without rounds pair by index, as before
+        #expect(RepetitionResult.sameRounds(f.rows[0].repetitions, f.rows[1].repetitions).count == 5)
     }
 
     @Test("no budget, no rounds: an open question stays open")

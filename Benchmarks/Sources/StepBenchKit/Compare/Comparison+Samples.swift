@@ -45,10 +45,14 @@ extension Comparison {
                 }
             }
         }
+        // every repetition of the row with its floor's of the same round (rows of a run without
+        // added rounds: as many as the row has, index by index)
         if let floorRow = file.floorRow(of: row), floorRow.status == .ok,
-            floorRow.repetitions.count == row.repetitions.count
+            case let rounds = RepetitionResult.sameRounds(row.repetitions, floorRow.repetitions),
+            rounds.count == row.repetitions.count,
+            floorRow.repetitions.count == row.repetitions.count || row.repetitions.contains(where: { $0.round != nil })
         {
-            let paired = zip(row.repetitions, floorRow.repetitions).map { $0.nsPerElement / $1.nsPerElement }
+            let paired = rounds.map { $0.nsPerElement / $1.nsPerElement }
             if paired.allSatisfy({ $0 > 0 && $0.isFinite }) { result.append((.nsPerElementVsFloor, paired)) }
         }
         return result

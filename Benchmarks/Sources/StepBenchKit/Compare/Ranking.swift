@@ -189,10 +189,11 @@ public struct Ranking: Encodable, Equatable, Sendable {
 
     static func rank(_ rows: [ResultsFile.Row], scenario: ScenarioKind, threads: Int, metric: Metric) -> Ranking? {
         guard let value = Comparison.timingMetrics.first(where: { $0.0 == metric })?.1 else { return nil }
-        let measured: [(design: Subject, values: [Double])] = rows.compactMap { row in
+        let measured: [(design: Subject, values: [Double], repetitions: [RepetitionResult])] = rows.compactMap {
+            row in
             let values = row.repetitions.map(value)
             guard values.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
-            return (row.design, values.map { $0! })
+            return (row.design, values.map { $0! }, row.repetitions)
         }
         guard measured.count >= 2 else { return nil }
         let ordered = measured.map { ($0, Statistics.median($0.values)) }.sorted { $0.1 < $1.1 }
@@ -200,7 +201,10 @@ public struct Ranking: Encodable, Equatable, Sendable {
         for i in ordered.indices {
             for j in ordered.indices where j > i {
                 let (fast, slow) = (ordered[i].0, ordered[j].0)
-                let logs = zip(slow.values, fast.values).map { log($0 / $1) }
+                // round by round (``RepetitionResult/sameRounds(_:_:)``)
+                let logs = RepetitionResult.sameRounds(slow.repetitions, fast.repetitions).map {
+                    log(value($0)! / value($1)!)
+                }
                 pairs.append(
                     Pair(
                         faster: fast.design, slower: slow.design, rounds: logs.count,

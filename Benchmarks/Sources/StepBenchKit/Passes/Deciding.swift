@@ -20,10 +20,11 @@ public struct AddedRounds: Codable, Equatable, Sendable {
 /// first by median and the designs it is neither separated from nor equivalent to, with their
 /// scenario's floor, in one process of rounds (the block of the first pass: the designs and the
 /// floor seconds apart, the order shuffled each round), at the elements the first pass sized.
-/// Their repetitions are appended to the rows, so a pair's rounds stay paired: a design leaves a
-/// question's contenders once it is decided against the first and never rejoins (the
-/// contenders of a question only shrink), so every row's repetitions are a prefix of the
-/// question's rounds. A question whose contenders would grow, or whose rows fault, is left
+/// Their repetitions are appended to the rows, each marked with its round (a number new to the
+/// run, the same in every row of the batch), so rows pair by round
+/// (``RepetitionResult/sameRounds(_:_:)``) however many batches each took part in. When the
+/// rounds change which design is first by median, a design decided against the old first but
+/// not against the new one rejoins the contenders. A question whose rows fault is left
 /// open. Questions are served cheapest first (the rounds they still need × their rounds'
 /// time), and a batch is run only if it fits in what is left of the budget.
 public struct Deciding {
@@ -59,18 +60,19 @@ public struct Deciding {
             for (verdict, plan) in planned {
                 let q = verdict.question
                 let designs = [verdict.first] + verdict.open
-                if let before = contenders[q], !Set(designs).isSubset(of: Set(before)) {
-                    progress("deciding \(q): the contenders would grow (\(names(designs))); left open")
-                    stalled.insert(q)
-                    continue
-                }
                 let rows = designs.compactMap { d in
                     file.rows.firstIndex { $0.key == RowKey(scenario: q.scenario, design: d, threads: q.threads) }
                 }
-                guard rows.count == designs.count, Set(rows.map { file.rows[$0].repetitions.count }).count == 1 else {
-                    progress("deciding \(q): its contenders' rounds are not aligned; left open")
+                guard rows.count == designs.count else {
+                    progress("deciding \(q): a contender has no row; left open")
                     stalled.insert(q)
                     continue
+                }
+                if let before = contenders[q], !Set(designs).isSubset(of: Set(before)) {
+                    let back = designs.filter { !before.contains($0) }
+                    progress(
+                        "deciding \(q): \(names(back)) back among the contenders (the first by median is now \(verdict.first.name))"
+                    )
                 }
                 guard elapsed() + plan.seconds <= budget else { continue }
                 batch += 1
@@ -87,7 +89,7 @@ public struct Deciding {
                     stalled.insert(q)
                     continue
                 }
-                contenders[q] = designs
+                contenders[q] = (contenders[q] ?? []) + designs.filter { !(contenders[q] ?? []).contains($0) }
                 file.addedRounds =
                     (file.addedRounds ?? []) + [
                         AddedRounds(
@@ -167,8 +169,16 @@ public struct Deciding {
             else { return false }
             targets.append((i, row))
         }
+        // the batch's rounds: numbers no repetition of the run has yet, the same in every row
+        guard Set(targets.map { $0.1.repetitions.count }).count <= 1 else { return false }
+        let next =
+            1
+            + (file.rows.flatMap { row in row.repetitions.indices.map { row.repetitions[$0].round(at: $0) } }.max()
+                ?? -1)
         for (i, row) in targets {
-            file.rows[i].repetitions += row.repetitions
+            var added = row.repetitions
+            for r in added.indices { added[r].round = next + r }
+            file.rows[i].repetitions += added
             file.rows[i].summary = ResultsFile.Summary(file.rows[i].repetitions, side: file.rows[i].scenario.sideMetric)
         }
         return true

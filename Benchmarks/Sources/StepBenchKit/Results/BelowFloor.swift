@@ -103,7 +103,8 @@ public struct BelowFloor: Encodable, Equatable, Sendable {
                     return Count(metric: m, floor: t, row: r)
                 }
                 below.floorMedian = estimateOf(floorSummary)?.median
-                let logs = zip(row.repetitions, floor.repetitions).compactMap { mine, theirs -> Double? in
+                let logs = RepetitionResult.sameRounds(row.repetitions, floor.repetitions).compactMap {
+                    mine, theirs -> Double? in
                     guard let a = perRound(mine), let b = perRound(theirs), a > 0, b > 0 else { return nil }
                     return log(a / b)
                 }

@@ -46,7 +46,9 @@ extension ResultsFile {
                 var split = BridgeSplit(
                     design: direct.design.name, nsPerElement: ns, directNsPerElement: directNs,
                     bridgeNsPerElement: ns - directNs, bridgeShare: (ns - directNs) / directNs)
-                let logs = zip(peer.repetitions, direct.repetitions).map { log($0.nsPerElement / $1.nsPerElement) }
+                let logs = RepetitionResult.sameRounds(peer.repetitions, direct.repetitions).map {
+                    log($0.nsPerElement / $1.nsPerElement)
+                }
                 if logs.count >= Ranking.minimumRounds {
                     let interval = Statistics.studentTInterval(ofLogs: logs, tail: (1 - Ranking.level) / 2)
                     (split.roundShare, split.roundShareLow, split.roundShareHigh) =
