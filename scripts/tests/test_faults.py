@@ -21,16 +21,24 @@ def faults_binary():
     return path
 
 
-def processes_of(binary):
-    """Pids of the running processes whose executable is `binary` (valgrind aside)."""
+def processes_of(binary, tag):
+    """Pids of the running processes whose executable is `binary` (valgrind aside) and whose
+    environment holds `tag` (`tagged`): only one test's, since pytest's second worker may run the
+    same binary for another test at the same time, and those are not this test's."""
     real, pids = os.path.realpath(binary), []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if os.readlink(f"/proc/{pid}/exe") == real:
+            if os.readlink(f"/proc/{pid}/exe") == real and tag.encode() in open(f"/proc/{pid}/environ", "rb").read():
                 pids.append(int(pid))
         except OSError:
             pass
     return pids
+
+
+def tagged(tmp_path):
+    """A tag for the processes of one test (the children inherit it): its environment and the tag."""
+    tag = f"STEPBENCH_TEST_TAG={tmp_path}"
+    return {**os.environ, "STEPBENCH_TEST_TAG": str(tmp_path)}, tag
 
 
 def commands_running(prefix):
@@ -45,9 +53,11 @@ def commands_running(prefix):
     return found
 
 
-def profiling_children():
-    """The callgrind children of a profile: valgrind running the stripped copy in its work folder."""
-    return commands_running(b"/stepbench-profile-")
+def profiling_children(temporary):
+    """The callgrind children of a profile whose temporary folder (TMPDIR) is `temporary`: valgrind
+    running the stripped copy in its work folder there. Only there: another test's profile may run
+    beside this one (pytest's second worker), and its children are not this profile's."""
+    return commands_running(f"{temporary}/stepbench-profile-".encode())
 
 
 def default_signals():
@@ -58,12 +68,13 @@ def default_signals():
 
 def test_a_crash_and_a_hang_cost_their_rows_and_the_rest_is_written(tmp_path):
     out = tmp_path / "run.json"
+    environment, tag = tagged(tmp_path)
     started = time.monotonic()
     done = subprocess.run(
         [faults_binary(), "run", "--allow-debug", "--design", "crashing,hanging,double-input,atomic",
          "--scenario", "sync-step,floor-sync", "--threads", "1", "--elements", "20000", "--repetitions", "2",
          "--watchdog", "5", "--output", str(out)],
-        capture_output=True, text=True, timeout=300)
+        capture_output=True, text=True, timeout=300, env=environment)
     took = time.monotonic() - started
     assert done.returncode == 4, done.stderr[-3000:]
     rows = {(r["scenario"], r["design"]): r for r in json.load(open(out))["rows"]}
@@ -80,7 +91,7 @@ def test_a_crash_and_a_hang_cost_their_rows_and_the_rest_is_written(tmp_path):
     assert "HUNG: hanging in sync-step ×1" in done.stderr and "no progress for 5 s" in done.stderr
     assert "crashed or hung (the others were measured)" in done.stderr
     assert "atomic" in done.stdout, "the summary table shows the rows that were measured"
-    assert processes_of(faults_binary()) == [], "no measuring process left behind"
+    assert processes_of(faults_binary(), tag) == [], "no measuring process left behind"
     print(f"crash and hang (watchdog 5 s) in {took:.1f} s")
 
 
@@ -144,12 +155,13 @@ def test_a_killed_stepbench_leaves_no_command_it_asked(tmp_path):
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_a_stopped_run_leaves_no_process(tmp_path, stop):
     binary = faults_binary()
+    environment, tag = tagged(tmp_path)
     run = subprocess.Popen(
         [binary, "run", "--allow-debug", "--design", "hanging", "--scenario", "sync-step", "--threads", "1",
          "--elements", "20000", "--repetitions", "2", "--watchdog", "600", "--output", str(tmp_path / "run.json")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=default_signals)
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=default_signals, env=environment)
     deadline = time.monotonic() + 60
-    while len(processes_of(binary)) < 2:  # the run and its measuring child
+    while len(processes_of(binary, tag)) < 2:  # the run and its measuring child
         assert run.poll() is None and time.monotonic() < deadline, "the measuring child did not start"
         time.sleep(0.1)
     time.sleep(1)  # the child is in the hung stepper by now (a few hundred ms of work before it)
@@ -157,9 +169,9 @@ def test_a_stopped_run_leaves_no_process(tmp_path, stop):
     run.wait(timeout=30)
     assert run.returncode == -stop
     deadline = time.monotonic() + 10
-    while processes_of(binary) and time.monotonic() < deadline:
+    while processes_of(binary, tag) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert processes_of(binary) == [], "the measuring child outlived its parent"
+    assert processes_of(binary, tag) == [], "the measuring child outlived its parent"
     assert not (tmp_path / "run.json").exists()
     said = run.stderr.read().decode()
     assert f"stopped by {signal.Signals(stop).name} during the timing pass: nothing written" in said, said[-2000:]
@@ -167,11 +179,14 @@ def test_a_stopped_run_leaves_no_process(tmp_path, stop):
 
 def test_a_profile_child_that_crashes_or_hangs_costs_its_target_and_the_rest_is_written(tmp_path):
     out = tmp_path / "profile.json"
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
     started = time.monotonic()
     done = subprocess.run(
         [faults_binary(), "profile", "--design", "crashing,hanging,atomic", "--scenario", "sync-step",
          "--elements", "1000", "--path", "none", "--watchdog", "15", "--output", str(out)],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "STEPBENCH_FAULT_AT": "100"})
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "STEPBENCH_FAULT_AT": "100", "TMPDIR": str(temporary)})
     took = time.monotonic() - started
     assert done.returncode == 4, done.stderr[-3000:]
     data = json.load(open(out))
@@ -181,7 +196,7 @@ def test_a_profile_child_that_crashes_or_hangs_costs_its_target_and_the_rest_is_
     assert faults[("sync-step", "crashing")]["status"] == "crashed", faults
     assert [(p["scenario"], p["design"]) for p in data["profiles"]] == [("sync-step", "atomic")], data["profiles"]
     assert "HUNG: sync-step hanging" in done.stderr and "CRASHED: sync-step crashing" in done.stderr
-    assert profiling_children() == [], "no profiling process left behind"
+    assert profiling_children(temporary) == [], "no profiling process left behind"
     print(f"a crash and a hang under callgrind (watchdog 15 s) in {took:.1f} s")
 
 
