@@ -56,16 +56,14 @@ extension StepBench.Gate {
         }
     }
 
-    /// `swift package benchmark thresholds ACTION` of the suite's exact benchmarks in `package`,
-    /// its output (build lines included) in `log`; its exit status.
-    static func suite(_ action: String, package: String, path: URL, log: URL, writing: Bool) throws -> (Int32, String) {
+    /// `swift package benchmark ARGUMENTS` of the suite's exact benchmarks in `package`, its
+    /// output (build lines included) in `log`; its exit status. `writing`: a folder the plugin
+    /// may write to (with the package's own folder, where it keeps its baselines).
+    static func plugin(_ arguments: [String], package: String, writing: URL?, log: URL) throws -> (Int32, String) {
         let arguments =
             ["package", "--package-path", package]
-            + (writing ? ["--allow-writing-to-package-directory", "--allow-writing-to-directory", path.path] : [])
-            + [
-                "benchmark", "thresholds", action, "--path", path.path, "--no-progress", "--filter",
-                ThresholdPolicy.filter(.current),
-            ]
+            + (writing.map { ["--allow-writing-to-package-directory", "--allow-writing-to-directory", $0.path] } ?? [])
+            + ["benchmark"] + arguments + ["--no-progress", "--filter", ThresholdPolicy.filter(.current)]
         let outcome: ChildLaunch.Outcome
         do {
             outcome = try ChildLaunch.command("swift", arguments).run(mergingOutput: true)
@@ -74,6 +72,38 @@ extension StepBench.Gate {
         }
         try outcome.stdout.write(to: log)
         return (outcome.reason == .exit ? outcome.status : 128 + outcome.status, outcome.stdoutText)
+    }
+
+    /// `swift package benchmark thresholds ACTION` of the suite's exact benchmarks in `package`
+    /// (a run of the suite, or with `baseline`, that stored run's results), its output in
+    /// `log`; its exit status.
+    static func suite(
+        _ action: String, baseline: String? = nil, package: String, path: URL, log: URL, writing: Bool
+    ) throws -> (Int32, String) {
+        try plugin(
+            ["thresholds", action] + (baseline.map { [$0] } ?? []) + ["--path", path.path], package: package,
+            writing: writing ? path : nil, log: log)
+    }
+
+    /// The name of the gate's one run of the package-benchmark suite, a baseline stored in the
+    /// package's .benchmarkBaselines/ while the gate reads it (steps 3 and 4), then removed.
+    static let suiteRun = "stepbench-gate"
+
+    /// Removes the stored run `suiteRun` from `package`'s .benchmarkBaselines/ (and the folder
+    /// itself when nothing else is stored there).
+    static func removeSuiteRun(package: String) {
+        let stored = URL(fileURLWithPath: package).appendingPathComponent(".benchmarkBaselines")
+        let manager = FileManager.default
+        for target in (try? manager.contentsOfDirectory(atPath: stored.path)) ?? [] {
+            let folder = stored.appendingPathComponent(target)
+            try? manager.removeItem(at: folder.appendingPathComponent(suiteRun))
+            if (try? manager.contentsOfDirectory(atPath: folder.path))?.isEmpty == true {
+                try? manager.removeItem(at: folder)
+            }
+        }
+        if (try? manager.contentsOfDirectory(atPath: stored.path))?.isEmpty == true {
+            try? manager.removeItem(at: stored)
+        }
     }
 
     struct Check: ParsableCommand {
@@ -163,10 +193,20 @@ extension StepBench.Gate {
 
             if let thresholds {
                 let path = URL(fileURLWithPath: thresholds).standardizedFileURL
-                log("3. package-benchmark thresholds check against \(thresholds)")
-                let (status, output) = try StepBench.Gate.suite(
-                    "check", package: package, path: path, log: folder.appendingPathComponent("bench-check.txt"),
-                    writing: false)
+                // One run of the suite serves steps 3 and 4: stored as a baseline, then checked
+                // against the thresholds and written out as counts, neither running it again.
+                log(
+                    "3. package-benchmark thresholds check against \(thresholds) (one run of the suite, stored as \(StepBench.Gate.suiteRun))"
+                )
+                defer { StepBench.Gate.removeSuiteRun(package: package) }
+                let (ran, runOutput) = try StepBench.Gate.plugin(
+                    ["baseline", "update", StepBench.Gate.suiteRun], package: package, writing: folder,
+                    log: folder.appendingPathComponent("bench-run.txt"))
+                let (status, output) =
+                    ran == 0
+                    ? try StepBench.Gate.suite(
+                        "check", baseline: StepBench.Gate.suiteRun, package: package, path: path,
+                        log: folder.appendingPathComponent("bench-check.txt"), writing: false) : (ran, runOutput)
                 print(ThresholdPolicy.shown(output))
                 switch ThresholdPolicy.CheckOutcome(output: output, status: status) {
                 case .passed, .improvementOnly: break
@@ -180,9 +220,11 @@ extension StepBench.Gate {
                 log("4. malloc-interposer counts against jemalloc counts")
                 let counts = folder.appendingPathComponent("bench")
                 try FileManager.default.createDirectory(at: counts, withIntermediateDirectories: true)
-                let (updated, updateOutput) = try StepBench.Gate.suite(
-                    "update", package: package, path: counts, log: folder.appendingPathComponent("bench-counts.txt"),
-                    writing: true)
+                let (updated, updateOutput) =
+                    ran == 0
+                    ? try StepBench.Gate.suite(
+                        "update", baseline: StepBench.Gate.suiteRun, package: package, path: counts,
+                        log: folder.appendingPathComponent("bench-counts.txt"), writing: true) : (ran, runOutput)
                 if updated != 0 {
                     print(ThresholdPolicy.shown(updateOutput, last: 30))
                     failed.append(
