@@ -28,7 +28,8 @@ def processes_of(binary, tag):
     real, pids = os.path.realpath(binary), []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if os.readlink(f"/proc/{pid}/exe") == real and tag.encode() in open(f"/proc/{pid}/environ", "rb").read():
+            if os.readlink(f"/proc/{pid}/exe") == real and \
+                    tag.encode() in open(f"/proc/{pid}/environ", "rb").read().split(b"\0"):
                 pids.append(int(pid))
         except OSError:
             pass
