@@ -43,8 +43,14 @@ struct KnownBadDesignTests {
         }
     }
 
-    /// Runs of a stochastic case that measure its power: some 300 rounds, a few seconds.
-    static func powerRuns(_ torture: TortureCase) -> Int { max(1, 300 / (torture.rounds ?? 1)) }
+    /// Runs of a stochastic case that measure its power, a few seconds: some 300 rounds of
+    /// storm-64; 1,000 of cancel-after-subscribe, whose catch rate is lower and depends on what
+    /// else the process runs (its fault's request goes to a Dispatch worker: where the process's
+    /// other tests keep workers awake, one takes it before `cancel()` does — 2.7% of rounds in one
+    /// run of the suite beside a build, where 300 rounds gave a bound too wide to pass).
+    static func powerRuns(_ torture: TortureCase) -> Int {
+        max(1, (torture == .cancelAfterSubscribe ? 1_000 : 300) / (torture.rounds ?? 1))
+    }
 
     @Test(
         "the power of a stochastic check: rounds are tallied, the bound is Clopper–Pearson's, a failure names its seed")

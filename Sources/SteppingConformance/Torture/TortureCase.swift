@@ -56,7 +56,7 @@ public enum TortureCase: String, CaseIterable, Sendable {
     public var rounds: Int? {
         switch self {
         case .storm64: 10
-        case .cancelAfterSubscribe: 300
+        case .cancelAfterSubscribe: 500
         default: nil
         }
     }
