@@ -26,6 +26,26 @@ struct TortureTests {
     /// a violation, with the child's output.
     static let childRunner = TortureCase.runner(executable: executable)
 
+    @Test("STEPBENCH_STORM64_ROUNDS caps storm-64's rounds in the child; a value that is no positive count is refused")
+    func test_torture_stormRoundsCap() throws {
+        let capped = try ChildLaunch(
+            executable: Self.executable, arguments: ["storm-64", "atomic", "60"],
+            environment: ["STEPBENCH_STORM64_ROUNDS": "2"]
+        ).run(mergingOutput: true)
+        #expect(capped.status == 0, "\(capped.stdoutText)")
+        for bad in ["0", "-1", "many"] {
+            let refused = try ChildLaunch(
+                executable: Self.executable, arguments: ["storm-64", "atomic", "60"],
+                environment: ["STEPBENCH_STORM64_ROUNDS": bad]
+            ).run(mergingOutput: true)
+            #expect(refused.status == 2 && refused.stdoutText.contains("must be a positive number of rounds"), "\(bad)")
+        }
+        // the cap is the number of rounds run
+        let progress = TortureProgress(label: "cap", measuring: true, roundLimit: 2)
+        #expect(TortureCase.storm64.run(.atomic, progress).isEmpty)
+        #expect(progress.roundsRun == 2)
+    }
+
     @Test("the child knows exactly the kit's cases")
     func test_torture_caseListMatches() throws {
         #expect(

@@ -97,11 +97,11 @@ def test_conform_marks_a_stochastic_check_with_its_rounds_and_says_so_under_the_
     assert done.returncode == 0, done.stdout + done.stderr
     checks = {c["name"]: c for c in json.loads(verdict.read_text())["rules"][0]["cells"][0]["checks"]}
     assert checks["cancel-after-subscribe"] == {
-        "name": "cancel-after-subscribe", "torture": True, "kind": "stochastic", "rounds": 300}
+        "name": "cancel-after-subscribe", "torture": True, "kind": "stochastic", "rounds": 500}
     drawn = subprocess.run([stepbench(), "conform", "--from", str(verdict), "--format", "markdown"],
                            capture_output=True, text=True, timeout=60)
     assert drawn.returncode == 0, drawn.stderr
-    assert "Stochastic checks: cancel-after-subscribe (C7, 300 rounds)." in drawn.stdout
+    assert "Stochastic checks: cancel-after-subscribe (C7, 500 rounds)." in drawn.stdout
 
 
 def test_conform_from_a_verdict_of_the_older_schema_says_to_write_it_again(tmp_path):

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StepBenchKit
 @_spi(StepBench) import SteppingConformance
+import Synchronization
 
 extension StepBench {
     struct Gate: ParsableCommand {
@@ -11,6 +12,30 @@ extension StepBench {
             discussion:
                 "scripts/regress and scripts/mutants call these; they ask this build's catalog what to measure (`stepbench list --format json`), so the scripts never do. Exit status: 0 no regression, 2 regression (or a scenario that failed its verification), 1 bad input or a failure to measure.",
             subcommands: [Check.self, Measure.self, Thresholds.self])
+    }
+}
+
+/// Work started on a thread of its own, beside what the caller does next; ``result()`` waits
+/// for it. A child process it starts lives as long as that thread waits for it (``ChildLaunch``).
+final class Beside<Value: Sendable>: Sendable {
+    private let outcome = Mutex<Result<Value, any Error>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ work: @escaping @Sendable () throws -> Value) {
+        Thread { [self] in
+            let result = Result { try work() }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }.start()
+    }
+
+    /// Waits for the work to end (at once when it has) and returns what it returned, or throws
+    /// what it threw; asked again, the same.
+    func result() throws -> Value {
+        if let known = outcome.withLock({ $0 }) { return try known.get() }
+        done.wait()
+        done.signal()  // for the next caller
+        return try outcome.withLock { $0! }.get()
     }
 }
 
@@ -176,6 +201,27 @@ extension StepBench.Gate {
             } else {
                 base = URL(fileURLWithPath: baseline!)
             }
+            // Step 3's one run of the suite (its release build, then its benchmarks) starts now, beside
+            // steps 1–2: what it gates (exact malloc counts) and what they measure (instructions
+            // under callgrind, allocations) do not depend on the schedule, and its build's
+            // one-module-at-a-time compiles fill the core the profile's serial parts leave idle.
+            let suiteRun = try thresholds.map { _ in
+                log(
+                    "3. (beside 1–2) the package-benchmark suite's release build and one run, stored as \(StepBench.Gate.suiteRun); its output in \(folder.appendingPathComponent("bench-run.txt").path)"
+                )
+                return try Beside {
+                    try StepBench.Gate.plugin(
+                        ["baseline", "update", StepBench.Gate.suiteRun], package: package, writing: folder,
+                        log: folder.appendingPathComponent("bench-run.txt"))
+                }
+            }
+            // However the gate ends, the suite's run has ended and its stored results are gone first.
+            defer {
+                if let suiteRun {
+                    _ = try? suiteRun.result()
+                    StepBench.Gate.removeSuiteRun(package: package)
+                }
+            }
             let runs = try StepBench.Gate.measure(thisBuild, designs: nil, output: current, pieces: folder)
 
             var failed: [String] = []
@@ -191,17 +237,14 @@ extension StepBench.Gate {
                 failed.append("exact metrics (rows marked REGRESSION with 'exact' above)")
             }
 
-            if let thresholds {
+            if let thresholds, let suiteRun {
                 let path = URL(fileURLWithPath: thresholds).standardizedFileURL
                 // One run of the suite serves steps 3 and 4: stored as a baseline, then checked
                 // against the thresholds and written out as counts, neither running it again.
                 log(
                     "3. package-benchmark thresholds check against \(thresholds) (one run of the suite, stored as \(StepBench.Gate.suiteRun))"
                 )
-                defer { StepBench.Gate.removeSuiteRun(package: package) }
-                let (ran, runOutput) = try StepBench.Gate.plugin(
-                    ["baseline", "update", StepBench.Gate.suiteRun], package: package, writing: folder,
-                    log: folder.appendingPathComponent("bench-run.txt"))
+                let (ran, runOutput) = try suiteRun.result()
                 let (status, output) =
                     ran == 0
                     ? try StepBench.Gate.suite(

@@ -45,7 +45,7 @@ func runCancelInsideRequest(_ design: SteppingDesign, _ progress: TortureProgres
 /// a design that requests from a worker after `cancel()` returned went unseen through it.
 func runCancelAfterSubscribe(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     var violations: [String] = []
-    for round in 0..<TortureCase.cancelAfterSubscribe.rounds! {
+    for round in 0..<progress.rounds(of: .cancelAfterSubscribe) {
         progress.round.store(round, ordering: .relaxed)
         if round % 2 == 0 {
             let upstream = RecordingSubscription()

@@ -7,7 +7,7 @@ import Synchronization
 
 func runStorm(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
     var violations: [String] = []
-    for round in 0..<TortureCase.storm64.rounds! {
+    for round in 0..<progress.rounds(of: .storm64) {
         progress.round.store(round, ordering: .relaxed)
         let stepper = CheckingStepper()
         let subscriber = design.makeSubscriber(stepper: stepper.stepper)

@@ -85,8 +85,8 @@ public enum TortureCase: String, CaseIterable, Sendable {
     /// draws from its seed, the seed that replays its choices).
     public func run(_ design: SteppingDesign, _ progress: TortureProgress) -> [String] {
         let violations = runRounds(design, progress)
-        guard let rounds, !violations.isEmpty, !progress.measuring else { return violations }
-        let round = "caught in round \(progress.round.load(ordering: .relaxed) + 1) of \(rounds)"
+        guard isStochastic, !violations.isEmpty, !progress.measuring else { return violations }
+        let round = "caught in round \(progress.round.load(ordering: .relaxed) + 1) of \(progress.rounds(of: self))"
         guard drawsFromSeed else {
             return ["\(round) (each round's schedule is its number: no random choice)"] + violations
         }

@@ -10,7 +10,8 @@ import Foundation
 /// The child's arguments are `CASE DESIGN SECONDS [SEED]` (a stochastic case's failure names
 /// the seed that replays its random choices; none: a random one); it exits 0 when the design held every rule the
 /// case checks, 1 with violations (a line each on stdout), 2 on bad arguments, 3 when its
-/// watchdog fired after SECONDS (naming design, case and round); a signal means a crash.
+/// watchdog fired after SECONDS (naming design, case and round); a signal means a crash. A
+/// positive `STEPBENCH_STORM64_ROUNDS` in its environment caps storm-64's rounds.
 extension TortureCase {
     /// The child's side: runs the case `arguments` name and exits with the statuses above.
     public static func childMain(_ arguments: [String]) -> Never {
@@ -30,7 +31,19 @@ extension TortureCase {
                     """.utf8))
             exit(2)
         }
-        let progress = TortureProgress(label: "\(design) \(torture.rawValue)", seed: seed)
+        // STEPBENCH_STORM64_ROUNDS caps storm-64's rounds: scripts/test's ThreadSanitizer step
+        // sets it (a round on `mutex` takes 6 s there; the verdict on C4 is the debug run's).
+        let stormRounds = ProcessInfo.processInfo.environment["STEPBENCH_STORM64_ROUNDS"]
+        let limit = stormRounds.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+        if let stormRounds, limit == nil {
+            FileHandle.standardError.write(
+                Data(
+                    "torture child: STEPBENCH_STORM64_ROUNDS must be a positive number of rounds, got '\(stormRounds)'\n"
+                        .utf8))
+            exit(2)
+        }
+        let progress = TortureProgress(
+            label: "\(design) \(torture.rawValue)", seed: seed, roundLimit: torture == .storm64 ? limit : nil)
         progress.startWatchdog(seconds: seconds)
         let violations = torture.run(design, progress)
         if violations.isEmpty {

@@ -15,16 +15,25 @@ public final class TortureProgress: @unchecked Sendable {  // `round` and the ta
     /// Whether the case runs every round, counting those that catch a violation, instead of
     /// stopping at the first: how ``TortureCase/power(on:runs:)`` measures a catch rate.
     public let measuring: Bool
+    /// At most this many rounds of a stochastic case (nil: the case's ``TortureCase/rounds``).
+    public let roundLimit: Int?
     private let run = Atomic<Int>(0)
     private let caught = Atomic<Int>(0)
     private let violationsSoFar = Atomic<Int>(0)
 
     /// Progress of the case named `label` (design and case), its random choices drawn from `seed`.
-    public init(label: String, seed: UInt64 = .random(in: .min ... .max), measuring: Bool = false) {
+    public init(
+        label: String, seed: UInt64 = .random(in: .min ... .max), measuring: Bool = false, roundLimit: Int? = nil
+    ) {
+        precondition(roundLimit.map { $0 > 0 } ?? true, "a round limit must be positive")
         self.label = label
         self.seed = seed
         self.measuring = measuring
+        self.roundLimit = roundLimit
     }
+
+    /// The rounds this run of the stochastic case `torture` runs (at most ``roundLimit``).
+    package func rounds(of torture: TortureCase) -> Int { min(torture.rounds ?? 1, roundLimit ?? .max) }
 
     /// Rounds the case has ended.
     public var roundsRun: Int { run.load(ordering: .relaxed) }
