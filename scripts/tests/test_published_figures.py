@@ -5,6 +5,7 @@ import copy
 import json
 import os
 import pathlib
+import re
 import subprocess
 
 import pytest
@@ -263,3 +264,15 @@ def test_one_winner_per_question_everywhere():
             assert "not decided" not in said and all(f"`{d}`" in said for d in v["leaders"]), (said, v)
         else:
             assert "not decided" in said, (said, v)
+
+
+def test_the_readme_stays_a_guide():
+    """README.md is a guide, not the reference (issue 51): at most 1,500 words outside its
+    generated blocks (code and tables count), and the quick start within its first 30 lines;
+    what grows goes to docs/ (COMMANDS.md, METHOD.md) and the report."""
+    text = (ROOT / "README.md").read_text()
+    outside = re.sub(r"<!-- figures:(\S+).*?-->.*?<!-- /figures:\1 -->", "", text, flags=re.S)
+    words = len(outside.split())
+    assert words <= 1500, f"README.md has {words} words outside its generated blocks (at most 1,500): move reference to docs/"
+    first = text.split("\n")[:30]
+    assert "## Quick start" in first, "README.md's quick start must begin within its first 30 lines"
