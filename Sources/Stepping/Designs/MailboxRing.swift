@@ -18,8 +18,13 @@ struct MailboxRing {
     private(set) var slots = ContiguousArray(repeating: Slot(), count: MailboxRing.initialCapacity)
     private(set) var head = 0
     private(set) var count = 0
-    /// The payloads of the queued subscription and completion signals, oldest first.
-    private var subscriptions: [any Subscription] = []
+    /// The payload of the queued subscription signal: a mailbox queues one subscription in its
+    /// life (``ActorGate/answer(_:post:)`` accepts the first; any other is cancelled at once), so
+    /// one slot, not a queue: an array allocated its storage on the subscription's first append,
+    /// an allocation in every round whose subscription came before `cancel()` and in none whose
+    /// `cancel()` came first (cancel-race's count then followed the race).
+    private var subscription: (any Subscription)?
+    /// The payloads of the queued completion signals, oldest first.
     private var completions: [StepStateMachine.Ending] = []
     /// No more signals are accepted: the machine died (the drain's own queue's flag; the
     /// mailbox keeps the ring's in its state word).
@@ -36,7 +41,8 @@ struct MailboxRing {
         switch signal {
         case .subscription(let subscription):
             slot.kind = .subscription
-            subscriptions.append(subscription)
+            precondition(self.subscription == nil, "MailboxRing: a second subscription queued")
+            self.subscription = subscription
         case .input: slot.kind = .input
         case .completion(let ending):
             slot.kind = .completion
@@ -66,7 +72,10 @@ struct MailboxRing {
     }
 
     /// The payload of a popped `.subscription` or `.completion` slot.
-    mutating func takeSubscription() -> any Subscription { subscriptions.removeFirst() }
+    mutating func takeSubscription() -> any Subscription {
+        defer { subscription = nil }
+        return subscription!
+    }
     mutating func takeCompletion() -> StepStateMachine.Ending { completions.removeFirst() }
 
     /// Doubles the ring: slot `(head + k) % capacity` moves to `k`.
@@ -96,8 +105,8 @@ struct MailboxRing {
                     "MailboxRing: the newest full slot is empty")
             }
             precondition(
-                subscriptions.count <= count + 1 && completions.count <= count + 1,
-                "MailboxRing: \(subscriptions.count) subscriptions, \(completions.count) completions for \(count) slots"
+                completions.count <= count + 1,
+                "MailboxRing: \(completions.count) completions for \(count) slots"
             )
         #endif
     }
