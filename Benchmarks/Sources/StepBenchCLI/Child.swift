@@ -8,12 +8,15 @@ extension StepBench {
     /// A child process of the kit: a ``ChildRequest`` as JSON on stdin, its answer as JSON on
     /// stdout. Not for users (hidden).
     struct Child: ParsableCommand {
+        /// Its name, which ``StepBench/mainWithExitCodes()`` answers before parsing anything.
+        static let name = "child"
+
         static let configuration = CommandConfiguration(
-            commandName: "child", abstract: "A child process of stepbench (a JSON request on stdin).",
+            commandName: name, abstract: "A child process of stepbench (a JSON request on stdin).",
             shouldDisplay: false)
 
         /// How the kit starts a child of this binary: this command.
-        static var process: ChildProcess { .this(arguments: [configuration.commandName!]) }
+        static var process: ChildProcess { .this(arguments: [name]) }
 
         func run() throws {
             ChildGuard.dieWithParent()
