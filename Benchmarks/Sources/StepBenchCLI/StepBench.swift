@@ -13,11 +13,24 @@ public struct StepBench: ParsableCommand {
             commandName: executableName,
             abstract: "Measure the stepping-subscriber designs: throughput, latency, allocations.",
             discussion: "Exit status, the same in every command:\n" + ExitStatus.table,
-            subcommands: [
-                Run.self, List.self, Compare.self, Paired.self, Noise.self, Merge.self, Profile.self, Export.self,
-                Machine.self, Calibrate.self, Series.self, Detect.self, Conform.self, Rank.self, Read.self, Agree.self,
-                Gate.self, Ab.self,
-                Child.self, TortureChild.self, ConformRuleChild.self,
+            // the hidden children the tool starts itself
+            subcommands: [Child.self, TortureChild.self, ConformRuleChild.self],
+            // by purpose, as `stepbench help` lists them
+            groupedSubcommands: [
+                CommandGroup(
+                    name: "Measure",
+                    subcommands: [Run.self, Profile.self, Conform.self]),
+                CommandGroup(
+                    name: "Read",
+                    subcommands: [List.self, Read.self, Export.self, Machine.self, Merge.self]),
+                CommandGroup(
+                    name: "Decide",
+                    subcommands: [
+                        Compare.self, Rank.self, Paired.self, Ab.self, Gate.self, Noise.self, Calibrate.self,
+                        Agree.self,
+                    ]),
+                CommandGroup(
+                    name: "History", subcommands: [Series.self, Detect.self]),
             ])
     }
 

@@ -35,6 +35,19 @@ struct ExitStatusTests {
         }
     }
 
+    @Test("the help lists the commands by purpose: every visible command in one group, the children hidden")
+    func test_help_groupsTheCommandsByPurpose() {
+        let configuration = StepBench.configuration
+        let groups = configuration.groupedSubcommands
+        #expect(groups.map(\.name) == ["Measure", "Read", "Decide", "History"])
+        let grouped = groups.flatMap(\.subcommands).map { $0._commandName }
+        #expect(Set(grouped).count == grouped.count, "a command in two groups: \(grouped)")
+        #expect(configuration.ungroupedSubcommands.allSatisfy { !$0.configuration.shouldDisplay })
+        let help = StepBench.helpMessage(columns: 1000)
+        for group in groups { #expect(help.contains("\(group.name.uppercased()) SUBCOMMANDS:"), "\(group.name)") }
+        for name in grouped { #expect(help.contains("\n  \(name) "), "\(name) not in the help") }
+    }
+
     @Test("the README prints the same table")
     func test_exitStatus_readmeHasTheTable() throws {
         let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
