@@ -131,3 +131,17 @@ def test_every_export_carries_the_exact_counts_of_profiles_and_paths():
             got[(kind, name, tags["design"], metric)] = float(value)
     assert got.keys() == want.keys()
     assert all(got[k] == pytest.approx(v, rel=1e-12) for k, v in want.items())
+
+
+@pytest.mark.parametrize("command", [["export", "--format", "csv"], ["rank"], ["read"], ["machine"]])
+def test_a_folder_means_its_latest_json_in_every_command_that_reads_one_file(tmp_path, command):
+    """As `compare` and `read` always took it: a folder names its latest.json (issue 51), with
+    the same output as the file itself."""
+    folder = tmp_path / "kind"
+    folder.mkdir()
+    (folder / "latest.json").write_text(open(FIXTURE).read())
+    by_file = subprocess.run([stepbench(), *command, str(folder / "latest.json")], capture_output=True, text=True)
+    by_folder = subprocess.run([stepbench(), *command, str(folder)], capture_output=True, text=True)
+    assert by_file.returncode == 0, by_file.stderr
+    assert by_folder.returncode == 0, f"`stepbench {' '.join(command)} FOLDER`: {by_folder.stderr}"
+    assert by_folder.stdout == by_file.stdout

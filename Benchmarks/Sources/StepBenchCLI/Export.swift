@@ -13,7 +13,7 @@ extension StepBench {
         @Option(help: "Write here (atomically) instead of stdout.")
         var output: String?
 
-        @Argument(help: "A stepbench results file (schema stepbench/2 or /1).")
+        @Argument(help: "A stepbench results file (schema stepbench/2 or /1), or a folder holding latest.json.")
         var results: String
 
         func validate() throws {
@@ -23,7 +23,7 @@ extension StepBench {
         }
 
         func run() throws {
-            let file = try ResultsFile.read(URL(fileURLWithPath: results))
+            let file = try ResultsFile.read(resultsURL(results))
             let text: String
             do { text = try Exporter.export(file, as: format) } catch let e as ResultsError {
                 throw ResultsError("\(results): \(e.description)")

@@ -10,7 +10,7 @@ extension StepBench {
                 "Give the files pair by pair: A1 B1 A2 B2 … (A the baseline). Each row is decided on the Student-t interval of the mean log ratio over the pairs, rows sharing the family-wise 1% by Holm, divided by --looks when a session looks more than once. Exit status: 0 no regression and every decided row decided, 2 regression, 5 some row still inconclusive (more pairs could decide it), 1 usage error."
         )
 
-        @Argument(help: "Results files, A1 B1 A2 B2 … (at least 3 pairs).")
+        @Argument(help: "Results files (a folder: its latest.json), A1 B1 A2 B2 … (at least 3 pairs).")
         var files: [String]
 
         @Option(help: "The most looks the session may take (each look is decided at 1%/looks).")
@@ -34,7 +34,7 @@ extension StepBench {
         }
 
         func run() throws {
-            let read = try files.map { try ResultsFile.read(URL(fileURLWithPath: $0)) }
+            let read = try files.map { try ResultsFile.read(resultsURL($0)) }
             let a = stride(from: 0, to: read.count, by: 2).map { read[$0] }
             let b = stride(from: 1, to: read.count, by: 2).map { read[$0] }
             let comparison = try Comparison.paired(a: a, b: b, looks: looks, minEffect: minEffect)

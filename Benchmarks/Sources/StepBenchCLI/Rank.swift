@@ -11,14 +11,14 @@ extension StepBench {
                 "For each scenario × threads and metric (ns per element, p50 latency) the designs and peers of RESULTS, lowest median first; every pair compared round by round (the run measured them in the same rounds): the slower's ratio over the faster and its 95% Student-t interval. A design is the best only where every interval against it lies above 1; else it ties. The report's verdict reads this."
         )
 
-        @Argument(help: "A results file (stepbench run).")
+        @Argument(help: "A results file (stepbench run), or a folder holding latest.json.")
         var file: String
 
         @Option(help: "The output's format.")
         var format: ListFormat = .text
 
         func run() throws {
-            let file = try ResultsFile.read(URL(fileURLWithPath: file))
+            let file = try ResultsFile.read(resultsURL(file))
             let rankings = Ranking.rank(file).filter { format == .json || $0.field == .all }
             switch format {
             case .json: print(String(decoding: try JSONOutput.encode(rankings), as: UTF8.self))
