@@ -15,8 +15,7 @@ extension StepBench {
         @Argument(help: "Current results file, or a folder holding latest.json.")
         var current: String
 
-        @Option(help: "Smallest timing change that counts, as a fraction (0.05 = 5%).")
-        var minEffect: Double = Comparison.defaultMinEffect
+        @OptionGroup var effect: MinEffectOption
 
         @Option(help: "The output's format.")
         var format: ComparisonFormat = .text
@@ -42,12 +41,6 @@ extension StepBench {
                 valueName: "folder"))
         var flameGraphs: String?
 
-        func validate() throws {
-            guard minEffect > 0, minEffect < 10 else {
-                throw ValidationError("--min-effect must be a positive fraction such as 0.05, got \(minEffect)")
-            }
-        }
-
         func run() throws {
             let files = try [baseline, current].map { try ResultsFile.read(resultsURL($0)) }
             try Comparison.checkToolchains(baseline: files[0], current: files[1])
@@ -69,7 +62,8 @@ extension StepBench {
                     "stepbench compare: warning: the noise profile is of machine kind \(profile.machineId), the current file of \(machineID); its drift allowances may not fit\n"
                 )
             }
-            let all = Comparison.compare(baseline: files[0], current: files[1], minEffect: minEffect, noise: profile)
+            let all = Comparison.compare(
+                baseline: files[0], current: files[1], minEffect: effect.minEffect, noise: profile)
             let comparison = exactOnly ? all.exactOnly : all
             print(try comparison.render(format), terminator: "")
             if let flameGraphs {

@@ -45,6 +45,19 @@ struct Destination: ParsableArguments {
     }
 }
 
+/// `--min-effect`, one option for every command that decides a timing change (compare,
+/// paired, series), parsed and checked once.
+struct MinEffectOption: ParsableArguments {
+    @Option(help: "Smallest timing change that counts, as a fraction (0.05 = 5%).")
+    var minEffect: Double = Comparison.defaultMinEffect
+
+    func validate() throws {
+        guard minEffect > 0, minEffect < 10 else {
+            throw ValidationError("--min-effect must be a positive fraction such as 0.05, got \(minEffect)")
+        }
+    }
+}
+
 /// A results file named on the command line: a file, or a folder holding `latest.json`.
 func resultsURL(_ path: String) -> URL {
     var isDirectory: ObjCBool = false

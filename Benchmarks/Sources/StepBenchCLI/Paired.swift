@@ -16,8 +16,7 @@ extension StepBench {
         @Option(help: "The most looks the session may take (each look is decided at 1%/looks).")
         var looks = 1
 
-        @Option(help: "Smallest timing change that counts, as a fraction (0.05 = 5%).")
-        var minEffect: Double = Comparison.defaultMinEffect
+        @OptionGroup var effect: MinEffectOption
 
         @Option(help: "The output's format.")
         var format: ComparisonFormat = .text
@@ -28,16 +27,13 @@ extension StepBench {
                     "give the files pair by pair, A1 B1 A2 B2 …, at least 3 pairs; got \(files.count) file(s)")
             }
             guard looks >= 1 else { throw ValidationError("--looks must be at least 1, got \(looks)") }
-            guard minEffect > 0, minEffect < 10 else {
-                throw ValidationError("--min-effect must be a positive fraction such as 0.05, got \(minEffect)")
-            }
         }
 
         func run() throws {
             let read = try files.map { try ResultsFile.read(resultsURL($0)) }
             let a = stride(from: 0, to: read.count, by: 2).map { read[$0] }
             let b = stride(from: 1, to: read.count, by: 2).map { read[$0] }
-            let comparison = try Comparison.paired(a: a, b: b, looks: looks, minEffect: minEffect)
+            let comparison = try Comparison.paired(a: a, b: b, looks: looks, minEffect: effect.minEffect)
             print(try comparison.render(format), terminator: "")
             if !comparison.regressions.isEmpty { throw ExitStatus.slower.code }
             if !comparison.isDecided { throw ExitStatus.undecided.code }

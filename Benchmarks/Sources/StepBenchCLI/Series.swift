@@ -26,19 +26,15 @@ extension StepBench {
         @Flag(help: "No drift allowances (no timing change can then be called).")
         var noNoise = false
 
-        @Option(help: "Smallest timing change called, as a fraction (compare's: 0.05).")
-        var minEffect: Double = Comparison.defaultMinEffect
+        @OptionGroup var effect: MinEffectOption
 
         func validate() throws {
             if noNoise && noise != nil { throw ValidationError("give --noise or --no-noise, not both") }
-            guard (0..<10).contains(minEffect) else {
-                throw ValidationError("--min-effect \(minEffect): expected a fraction such as 0.05")
-            }
         }
 
         func run() throws {
             let choice: SeriesFile.Noise = noNoise ? .none : noise.map { .profile($0) } ?? .folderDefault
-            print(try JSONOutput.string(SeriesFile.make(folder: folder, noise: choice, minEffect: minEffect)))
+            print(try JSONOutput.string(SeriesFile.make(folder: folder, noise: choice, minEffect: effect.minEffect)))
         }
     }
 }

@@ -74,6 +74,22 @@ struct CommandLineTests {
         #expect(m != nil, "\(arguments) was accepted")
     }
 
+    @Test("--min-effect is one option, checked once: every command that takes it refuses the same values the same way")
+    func test_cli_minEffectIsCheckedAlikeEverywhere() {
+        let commands: [[String]] = [
+            ["compare", "a.json", "b.json"], ["paired", "a", "b", "c", "d", "e", "f"], ["series", "."],
+        ]
+        for command in commands {
+            for bad in ["0", "-0.1", "10", "nan"] {
+                let m = message(command + ["--min-effect=\(bad)"])  // = : "-0.1" is a value, not an option
+                #expect(
+                    m?.contains("--min-effect must be a positive fraction such as 0.05") == true,
+                    "\(command[0]) --min-effect \(bad): \(m ?? "accepted")")
+            }
+            #expect(message(command + ["--min-effect", "0.1"]) == nil, "\(command[0]) refuses --min-effect 0.1")
+        }
+    }
+
     @Test func test_cli_unwritableOutputIsRejectedBeforeMeasuring() throws {
         let m = message(["run", "--allow-debug", "--output", "/proc/stepbench/results.json"])
         #expect(m?.contains("--output") == true, "\(m ?? "accepted")")
