@@ -19,9 +19,8 @@ extension StepBench {
                 the run; a check that stalls is abandoned after --stall-limit seconds.
                 """)
 
-        @Option(
-            help: "Comma-separated designs (default: all). See `stepbench list`.", transform: CommaSeparated.designs)
-        var design: [SteppingDesign] = SteppingDesign.described
+        @OptionGroup var designs: DesignOption
+        var design: [SteppingDesign] { designs.design }
 
         @Option(help: "Comma-separated rule ids (default: every rule the kit checks).", transform: CommaSeparated.rules)
         var rule: [SteppingRule] = Conformance.rules

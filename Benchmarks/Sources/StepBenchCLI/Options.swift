@@ -4,10 +4,18 @@ import StepBenchKit
 import StepBenchScenarios
 @_spi(Measurement) import Stepping
 
-/// The designs and scenarios a measuring command selects (`run`, `profile`).
-struct Selection: ParsableArguments {
+/// `--design`: designs of this build, comma-separated, checked against its catalog as they are
+/// parsed (`run`, `profile`, `conform`). `ab --design` and `gate measure --design` name another
+/// build's designs, which this build may not know.
+struct DesignOption: ParsableArguments {
     @Option(help: "Comma-separated designs (default: all). See `stepbench list`.", transform: CommaSeparated.designs)
     var design: [SteppingDesign] = SteppingDesign.described
+}
+
+/// The designs and scenarios a measuring command selects (`run`, `profile`).
+struct Selection: ParsableArguments {
+    @OptionGroup var designs: DesignOption
+    var design: [SteppingDesign] { designs.design }
 
     @Option(
         help: "Comma-separated scenarios (default: run: all, floors included; profile: the single-thread ones).",
