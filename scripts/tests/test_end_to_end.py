@@ -51,6 +51,15 @@ def test_two_runs_of_one_build_compare_as_no_regression(tmp_path):
     assert all(r.get("detectableEffect") for r in comparison["rows"] if not r["exact"] and r.get("ratio"))
     # the drift allowance was found and applied to every timing row
     assert all(r.get("driftSD") is not None for r in comparison["rows"] if not r["exact"] and r["verdict"] != "only-in-baseline")
+    # not given, the profile is found where the report and `series` find it: beside the current
+    # file (here from a folder with no results/ of its own)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    found = subprocess.run([stepbench(), "compare", "--format", "json", runs[5], runs[6]], capture_output=True,
+                           text=True, cwd=elsewhere)
+    assert found.returncode in (0, 2), found.stderr
+    assert f"drift allowances from {noise}" in found.stderr, found.stderr
+    assert json.loads(found.stdout)["noiseProfile"]
 
 
 def test_compare_names_a_bad_noise_profile(tmp_path):

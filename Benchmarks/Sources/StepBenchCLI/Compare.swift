@@ -28,7 +28,7 @@ extension StepBench {
 
         @Option(
             help:
-                "Noise profile of this machine kind (from `stepbench noise`): widens each timing interval by the between-run drift it measured. Default: results/<machine-id>/noise.json of the current file's machine kind, when it exists. Timing rows the profile does not cover say no-drift-estimate instead of regression."
+                "Noise profile of this machine kind (from `stepbench noise`): widens each timing interval by the between-run drift it measured. Default: the noise.json beside the current file, else results/<machine-id>/noise.json (its machine kind) under the working directory, when either exists. Timing rows the profile does not cover say no-drift-estimate instead of regression."
         )
         var noise: String?
 
@@ -46,15 +46,17 @@ extension StepBench {
             try Comparison.checkToolchains(baseline: files[0], current: files[1])
             let machineID = files[1].machine.machineID
             var path = noise
-            let committed = "results/\(machineID)/noise.json"
-            if path == nil, !noNoise, FileManager.default.fileExists(atPath: committed) {
-                path = committed
-                printError("stepbench compare: drift allowances from \(committed) (--no-noise to leave them out)\n")
+            // the default: beside the current file, else this checkout's profile of its machine kind
+            let lookup = NoiseProfile.defaultPath(
+                besides: resultsURL(current).deletingLastPathComponent().path, machineID: machineID)
+            if path == nil, !noNoise, let found = lookup.found {
+                path = found
+                printError("stepbench compare: drift allowances from \(found) (--no-noise to leave them out)\n")
             }
             let profile = try noNoise ? nil : path.map { try NoiseProfile.read(URL(fileURLWithPath: $0)) }
             if profile == nil, !noNoise {
                 printError(
-                    "stepbench compare: no noise profile (none given, none at \(committed)): no timing row can be called a regression, only exact counts. Make one from 3 or more A/A runs of the same build: `stepbench noise RUN.json… --output noise.json`, then `compare --noise noise.json`\n"
+                    "stepbench compare: no noise profile (none given, none at \(lookup.looked.joined(separator: " or "))): no timing row can be called a regression, only exact counts. Make one from 3 or more A/A runs of the same build: `stepbench noise RUN.json… --output noise.json`, then `compare --noise noise.json`\n"
                 )
             }
             if let profile, profile.machineId != machineID {

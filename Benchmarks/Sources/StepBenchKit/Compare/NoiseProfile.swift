@@ -196,6 +196,27 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         return profile
     }
 
+    /// Where a command looks for the noise profile it was not given, written once (`compare`,
+    /// `series`; the report passes the first): `noise.json` in `folder`, the folder the results
+    /// come from; else, when `machineID` is given, `results/<machine-id>/noise.json` under the
+    /// working directory (a checkout's committed profile). The candidates in that order, and the
+    /// first that exists (nil: none).
+    public static func defaultPath(besides folder: String, machineID: String? = nil) -> (
+        found: String?, looked: [String]
+    ) {
+        var candidates = [(folder as NSString).appendingPathComponent("noise.json")]
+        if let machineID {
+            let committed = "results/\(machineID)/noise.json"
+            if URL(fileURLWithPath: committed).standardizedFileURL
+                != URL(fileURLWithPath: candidates[0])
+                .standardizedFileURL
+            {
+                candidates.append(committed)
+            }
+        }
+        return (candidates.first { FileManager.default.fileExists(atPath: $0) }, candidates)
+    }
+
     public static func read(_ url: URL) throws -> NoiseProfile {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {

@@ -52,9 +52,7 @@ public struct SeriesFile: Codable, Equatable, Sendable {
         let folder = try RunFolder.read(path)
         var noisePath: String?
         switch noise {
-        case .folderDefault:
-            let candidate = (path as NSString).appendingPathComponent("noise.json")
-            noisePath = FileManager.default.fileExists(atPath: candidate) ? candidate : nil
+        case .folderDefault: noisePath = NoiseProfile.defaultPath(besides: path).found
         case .profile(let p): noisePath = p
         case .none: noisePath = nil
         }
