@@ -59,13 +59,21 @@ struct MailboxRingTests {
         _ = ring.push(.subscription(first))
         _ = ring.push(.input)
         _ = ring.push(.completion(.finished))
-        _ = ring.push(.subscription(second))
         _ = ring.push(.completion(.failure(TestError())))
         _ = ring.push(.cancel)
-        #expect(
-            Self.drain(&ring) == [
-                "subscription first", "input", "finished", "subscription second", "failure", "cancel",
-            ])
+        #expect(Self.drain(&ring) == ["subscription first", "input", "finished", "failure", "cancel"])
+        // A subscription's slot is free again once its payload was taken.
+        _ = ring.push(.subscription(second))
+        #expect(Self.drain(&ring) == ["subscription second"])
+    }
+
+    @Test("a second subscription queued before the first was taken stops the process (the gate queues one)")
+    func test_ring_secondQueuedSubscriptionTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var ring = MailboxRing()
+            _ = ring.push(.subscription(RecordingSubscription(name: "first")))
+            _ = ring.push(.subscription(RecordingSubscription(name: "second")))
+        }
     }
 
     #if DEBUG

@@ -58,7 +58,7 @@ extension StepBench {
             guard batch * looks >= 3 else { throw ValidationError("--batch × --looks must give at least 3 pairs") }
             guard pairs >= 3 else { throw ValidationError("--pairs must be at least 3, got \(pairs)") }
             if let out { try PathCheck.folder(out, "--out") }
-            _ = try StepBench.validating { try designs() }
+            try StepBench.validating { _ = try designs() }
             if let noise {
                 try StepBench.validating { try RunConfiguration.checkWritable(URL(fileURLWithPath: noise)) }
             }
