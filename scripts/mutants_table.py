@@ -35,8 +35,10 @@ def attributed(comparison: dict, design: str) -> str:
     first = a["functions"][0]
     changed = a.get("codeChanged") or []
     code = f"; code changed in {', '.join(f'`{k[:60]}`' for k in changed[:3])}" if changed else ""
+    into = first.get("inlinedInto")
+    inlined = f"; inlined into {', '.join(f'`{k[:60]}`' for k in into[:3])}{', …' if len(into) > 3 else ''}" if into else ""
     return (f"`{first['key'][:80]}` {100 * first['share']:.0f}% of {a['target']}'s "
-            f"{a['current'] - a['baseline']:+.1f} ({first['cause']}{code})")
+            f"{a['current'] - a['baseline']:+.1f} ({first['cause']}{inlined}{code})")
 
 
 def table(entries: list[tuple[str, int, str, dict]]) -> str:

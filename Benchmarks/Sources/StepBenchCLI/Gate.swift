@@ -205,11 +205,11 @@ extension StepBench.Gate {
             // steps 1–2: what it gates (exact malloc counts) and what they measure (instructions
             // under callgrind, allocations) do not depend on the schedule, and its build's
             // one-module-at-a-time compiles fill the core the profile's serial parts leave idle.
-            let suiteRun = try thresholds.map { _ in
+            let suiteRun = thresholds.map { _ in
                 log(
                     "3. (beside 1–2) the package-benchmark suite's release build and one run, stored as \(StepBench.Gate.suiteRun); its output in \(folder.appendingPathComponent("bench-run.txt").path)"
                 )
-                return try Beside {
+                return Beside {
                     try StepBench.Gate.plugin(
                         ["baseline", "update", StepBench.Gate.suiteRun], package: package, writing: folder,
                         log: folder.appendingPathComponent("bench-run.txt"))

@@ -113,7 +113,9 @@ public struct Profiler {
         }
         var rows: [ResultsFile.ProfileRow] = []
         var faults: [ResultsFile.ProfileFault] = []
-        let code = MachineCode.hashes(of: counts.flatMap { (try? $0.get()).map { [$0.0, $0.1] } ?? [] })
+        let profiled = counts.flatMap { (try? $0.get()).map { [$0.0, $0.1] } ?? [] }
+        let code = MachineCode.hashes(of: profiled)
+        let helpers = InlinedFrames.helpers(of: profiled)
         for (target, counted) in zip(targets, counts) {
             let low: Counts, high: Counts
             switch counted {
@@ -131,7 +133,9 @@ public struct Profiler {
                     instructionsPerElement: Double(high.total - low.total) / span,
                     topFunctions: ResultsFile.FunctionCost.top(
                         low.functions, high.functions, span: span, keeping: Self.functionsKept),
-                    collection: .measuredWindow, callProfile: .between(low, high, span: span, code: code)))
+                    collection: .measuredWindow,
+                    callProfile: .between(
+                        low, high, span: span, code: code, helpers: helpers.isEmpty ? nil : helpers)))
         }
         return (rows, faults)
     }

@@ -448,3 +448,135 @@ struct MachineCodeTests {
         #expect(text.contains("its calls changed; code changed)"), "\(text)")
     }
 }
+
+/// A change made in a helper inlined into several functions: charged to the helper, not spread
+/// over its callers (the debug information's inline chains, ``InlinedFrames``).
+@Suite("inlined helpers")
+struct InlinedHelperTests {
+    /// A dump part where `receive` and `complete` each run 10 instructions of their own and 4
+    /// of `update`'s, inlined at 0x41 (in receive) and 0x51 (in complete), and `update`'s code
+    /// calls `swift_retain` `retains` times per event from each (call sites 0x42 and 0x52).
+    static func dump(events: Int, retains: Int, in folder: URL, name: String) throws -> CallgrindDump {
+        let own = 10 * events, inlined = 4 * events, calls = retains * events, retain = 5 * calls
+        let total = 2 * (own + inlined + retain)
+        let text = """
+            version: 1
+            part: 1
+            desc: Trigger: Client Request: stepbench-window sync-more atomic \(events)
+            positions: instr line
+            events: Ir
+            summary: \(total)
+            ob=/bin/tool
+            fl=???
+            fn=receive
+            0x40 0 \(own)
+            0x41 0 \(inlined)
+            cfn=swift_retain
+            calls=\(calls) 0x20 0
+            0x42 0 \(retain)
+            fn=complete
+            0x50 0 \(own)
+            0x51 0 \(inlined)
+            cfn=swift_retain
+            calls=\(calls) 0x20 0
+            0x52 0 \(retain)
+            fn=swift_retain
+            0x20 0 \(2 * retain)
+            totals: \(total)
+            """
+        let url = folder.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return try CallgrindDump(contentsOf: url)
+    }
+
+    static let helpers: [String: [UInt64: String]] = [
+        "/bin/tool": [0x41: "update()", 0x42: "update()", 0x51: "update()", 0x52: "update()"]
+    ]
+
+    static func profile(retains: Int, helpers: [String: [UInt64: String]]? = Self.helpers) throws
+        -> ResultsFile.CallProfile
+    {
+        let folder = temporaryFolder()
+        return .between(
+            try dump(events: 100, retains: retains, in: folder, name: "low.1"),
+            try dump(events: 300, retains: retains, in: folder, name: "high.1"), span: 200, helpers: helpers)
+    }
+
+    @Test("a dump keeps each call's site: the address of the call instruction in its object")
+    func test_callgrindDump_keepsCallSites() throws {
+        let dump = try Self.dump(events: 100, retains: 1, in: temporaryFolder(), name: "d.1")
+        let site = CallgrindDump.CallSite(
+            object: "/bin/tool", address: 0x42, edge: CallEdge(caller: "receive", callee: "swift_retain"))
+        #expect(dump.callSites[site]?.count == 100)
+        #expect(dump.callSites[site]?.inclusive == 500)
+        #expect(dump.callSites.count == 2)
+    }
+
+    @Test("a profile keeps each helper's part of the functions it was inlined into")
+    func test_profile_keepsInlinedParts() throws {
+        let p = try Self.profile(retains: 1)
+        let parts = try #require(p.inlined)
+        #expect(parts.map(\.into).sorted() == ["complete", "receive"])
+        #expect(parts.allSatisfy { $0.helper == "update()" && $0.exclusivePerEvent == 4 })
+        #expect(
+            parts.allSatisfy { $0.calls == [.init(callee: "swift_retain", callsPerEvent: 1, inclusivePerEvent: 5)] })
+        #expect(try Self.profile(retains: 1, helpers: nil).inlined == nil, "not looked up: not known")
+    }
+
+    @Test(
+        "a retain added in a helper inlined into two callers: the helper charged all of it, the callers nothing; the charges still sum to the Δ"
+    )
+    func test_attribution_chargesTheInlinedHelper() throws {
+        let (a, b) = (try Self.profile(retains: 1), try Self.profile(retains: 2))
+        let moved = try #require(Comparison.attribution("sync-more", "atomic", 38, 48, a, b))
+        let first = try #require(moved.functions.first)
+        #expect(first.key == "update()", "\(moved.functions)")
+        #expect(abs(first.share - 1) < 1e-9)
+        #expect(first.inlinedInto == ["complete", "receive"])
+        #expect(first.cause == .itsCalls)
+        #expect(abs(moved.remainder) < 1e-9)
+        // without the inline chains, the same Δ is split between the two callers
+        let (c, d) = (try Self.profile(retains: 1, helpers: nil), try Self.profile(retains: 2, helpers: nil))
+        let split = try #require(Comparison.attribution("sync-more", "atomic", 38, 48, c, d))
+        #expect(split.functions.map(\.share) == [0.5, 0.5], "\(split.functions)")
+        #expect(split.functions.allSatisfy { $0.inlinedInto == nil })
+        // in the text, the helper says where it was inlined
+        let text = Comparison.attributionText([moved])
+        #expect(
+            text.contains(
+                "update() (exclusive +0.00, inclusive +10.00; its calls changed; inlined into complete, receive)"),
+            "\(text)")
+    }
+
+    /// llvm-symbolizer's JSON for one address: `frames` (function, file), innermost first.
+    static func symbolized(_ address: String, _ frames: [(String, String)]) -> String {
+        let symbols = frames.map {
+            #"{"Column":1,"Discriminator":0,"FileName":"\#($0.1)","FunctionName":"\#($0.0)","Line":2,"StartAddress":"","StartFileName":"\#($0.1)","StartLine":2}"#
+        }
+        return #"{"Address":"\#(address)","ModuleName":"stepbench","Symbol":[\#(symbols.joined(separator: ","))]}"#
+    }
+
+    @Test(
+        "an address's helper: the innermost frame of our own code, a closure read as its function, never the function itself"
+    )
+    func test_inlinedFrames_helperOfAnAddress() {
+        let ours = "/work/repo/Sources/Stepping/Designs/Atomic.swift"
+        let stdlib = "/home/build-user/swift/stdlib/public/core/Unmanaged.swift"
+        let dependency = "/work/repo/Benchmarks/.build/checkouts/swift-atomics/Sources/Atomics/Atomic.swift"
+        let text = [
+            // a retain made by the standard library's Unmanaged, in update(), inlined into receive
+            Self.symbolized("0x10", [("Unmanaged.passRetained(_:)", stdlib), ("update()", ours), ("receive()", ours)]),
+            // receive's own transition closure, passed through update() and inlined with it
+            Self.symbolized(
+                "0x11", [("closure #1 in receive()", ours), ("update()", ours), ("receive()", ours)]),
+            // a dependency's atomic load inlined into receive itself
+            Self.symbolized("0x12", [("ManagedAtomic.load()", dependency), ("receive()", ours)]),
+            // a helper's closure inlined into receive: the helper's
+            Self.symbolized("0x13", [("closure #2 in update()", ours), ("receive()", ours)]),
+            // no inlining
+            Self.symbolized("0x14", [("receive()", ours)]),
+        ].joined(separator: "\n")
+        let helpers = InlinedFrames.helpers(symbolized: text)
+        #expect(helpers == [0x10: "update()", 0x13: "update()"])
+    }
+}

@@ -72,6 +72,9 @@ extension Comparison {
             /// Whether its machine code differs between the builds; nil when either profile has
             /// no hash of it.
             public var codeChanged: Bool? = nil
+            /// For a helper of the project's own inlined into others (``ResultsFile/CallProfile/Inlined``),
+            /// the functions it was inlined into, whose charges its part left; nil otherwise.
+            public var inlinedInto: [String]? = nil
         }
 
         /// Told from the two profiles alone: the calls into the function per event, and its
@@ -219,6 +222,10 @@ extension Comparison {
         guard abs(delta) >= attributionFloor || moved.contains(where: { abs($0.exclusive) >= attributionFloor }) else {
             return nil
         }
+        if let partsA = a.inlined, let partsB = b.inlined {
+            moved = chargingInlined(moved, partsA, partsB, terms: edgeTerms(a.edges, b.edges))
+        }
+        for i in moved.indices { moved[i].share = delta != 0 ? moved[i].charged / delta : 0 }
         moved.sort { abs($0.charged) != abs($1.charged) ? abs($0.charged) > abs($1.charged) : $0.key < $1.key }
         var listed: [Attribution.FunctionDelta] = []
         var explained = 0.0
@@ -280,10 +287,23 @@ extension Comparison {
     static func chargedCalls(
         _ before: [ResultsFile.CallProfile.Edge], _ after: [ResultsFile.CallProfile.Edge]
     ) -> (outward: [String: Double], inward: [String: Double]) {
+        var outward: [String: Double] = [:], inward: [String: Double] = [:]
+        for (_, charge) in edgeTerms(before, after) {
+            outward[charge.caller, default: 0] += charge.term
+            inward[charge.callee, default: 0] += charge.term
+        }
+        return (outward, inward)
+    }
+
+    /// Each changed edge's term of ``chargedCalls(_:_:)``, by "caller\0callee", with the edge's
+    /// Δcalls per event; edges with no term are left out.
+    static func edgeTerms(
+        _ before: [ResultsFile.CallProfile.Edge], _ after: [ResultsFile.CallProfile.Edge]
+    ) -> [String: (caller: String, callee: String, term: Double, calls: Double)] {
         func key(_ e: ResultsFile.CallProfile.Edge) -> String { e.caller + "\u{0}" + e.callee }
         let old = Dictionary(before.map { (key($0), $0) }, uniquingKeysWith: { x, _ in x })
         let new = Dictionary(after.map { (key($0), $0) }, uniquingKeysWith: { x, _ in x })
-        var outward: [String: Double] = [:], inward: [String: Double] = [:]
+        var terms: [String: (caller: String, callee: String, term: Double, calls: Double)] = [:]
         for name in Set(old.keys).union(new.keys) {
             guard let edge = old[name] ?? new[name], edge.caller != edge.callee else { continue }
             let (c0, c1) = (old[name]?.callsPerEvent ?? 0, new[name]?.callsPerEvent ?? 0)
@@ -299,10 +319,74 @@ extension Comparison {
             let moved = (new[name]?.inclusivePerEvent ?? 0) - (old[name]?.inclusivePerEvent ?? 0)
             let term = moved * priced0 > 0 ? (abs(moved) < abs(priced0) ? moved : priced0) : 0
             guard term != 0 else { continue }
-            outward[edge.caller, default: 0] += term
-            inward[edge.callee, default: 0] += term
+            terms[name] = (edge.caller, edge.callee, term, c1 - c0)
         }
-        return (outward, inward)
+        return terms
+    }
+
+    /// `moved` with each inlined helper's part (``ResultsFile/CallProfile/Inlined``) taken from
+    /// the functions it was inlined into and charged to the helper: its Δ instructions, and of
+    /// each changed call edge out of the function the share its call sites made of the edge's
+    /// Δcalls (at most all of it), at the edge's term. A retain added in a helper inlined into
+    /// four callers is the helper's, not a quarter each. Charges move, so they still sum to the
+    /// same Δ.
+    static func chargingInlined(
+        _ moved: [Attribution.FunctionDelta], _ before: [ResultsFile.CallProfile.Inlined],
+        _ after: [ResultsFile.CallProfile.Inlined],
+        terms: [String: (caller: String, callee: String, term: Double, calls: Double)]
+    ) -> [Attribution.FunctionDelta] {
+        let threshold = ResultsFile.CallProfile.threshold
+        func key(_ part: ResultsFile.CallProfile.Inlined) -> String { part.helper + "\u{0}" + part.into }
+        let old = Dictionary(before.map { (key($0), $0) }, uniquingKeysWith: { x, _ in x })
+        let new = Dictionary(after.map { (key($0), $0) }, uniquingKeysWith: { x, _ in x })
+        var helpers: [String: (exclusive: Double, inclusive: Double, calls: Double, into: Set<String>)] = [:]
+        var taken: [String: Double] = [:]
+        for name in Set(old.keys).union(new.keys) {
+            guard let part = new[name] ?? old[name] else { continue }
+            let exclusive = (new[name]?.exclusivePerEvent ?? 0) - (old[name]?.exclusivePerEvent ?? 0)
+            let c0 = Dictionary((old[name]?.calls ?? []).map { ($0.callee, $0.callsPerEvent) }, uniquingKeysWith: +)
+            let c1 = Dictionary((new[name]?.calls ?? []).map { ($0.callee, $0.callsPerEvent) }, uniquingKeysWith: +)
+            var fromCalls = 0.0
+            for callee in Set(c0.keys).union(c1.keys) {
+                guard let edge = terms[part.into + "\u{0}" + callee], edge.calls != 0 else { continue }
+                let share = min(max(((c1[callee] ?? 0) - (c0[callee] ?? 0)) / edge.calls, 0), 1)
+                fromCalls += edge.term * share
+            }
+            guard abs(exclusive + fromCalls) >= threshold else { continue }
+            let i0 = (old[name]?.calls ?? []).reduce(0) { $0 + $1.inclusivePerEvent }
+            let i1 = (new[name]?.calls ?? []).reduce(0) { $0 + $1.inclusivePerEvent }
+            var helper = helpers[part.helper] ?? (0, 0, 0, [])
+            helper.exclusive += exclusive
+            helper.inclusive += exclusive + i1 - i0
+            helper.calls += fromCalls
+            helper.into.insert(part.into)
+            helpers[part.helper] = helper
+            taken[part.into, default: 0] += exclusive + fromCalls
+        }
+        guard !helpers.isEmpty else { return moved }
+        var answer = moved
+        for (function, amount) in taken {
+            if let i = answer.firstIndex(where: { $0.key == function }) {
+                answer[i].charged -= amount
+            } else {
+                answer.append(
+                    .init(key: function, exclusive: 0, inclusive: 0, charged: -amount, share: 0, cause: .costPerCall))
+            }
+        }
+        for (name, helper) in helpers {
+            let charged = helper.exclusive + helper.calls
+            let into = helper.into.sorted()
+            if let i = answer.firstIndex(where: { $0.key == name }) {
+                answer[i].charged += charged
+                answer[i].inlinedInto = into
+            } else {
+                answer.append(
+                    .init(
+                        key: name, exclusive: helper.exclusive, inclusive: helper.inclusive, charged: charged, share: 0,
+                        cause: abs(helper.calls) >= 0.5 * abs(charged) ? .itsCalls : .costPerCall, inlinedInto: into))
+            }
+        }
+        return answer
     }
 
     /// The calls (edges or runtime calls, by caller and callee) whose count per event changed by

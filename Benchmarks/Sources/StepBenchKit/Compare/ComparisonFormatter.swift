@@ -56,7 +56,10 @@ extension Comparison {
 
     /// Where each moved exact count went (``attributions``), a paragraph per row, after the
     /// table: nothing when the files hold no whole profiles.
-    var attributionText: String {
+    var attributionText: String { Self.attributionText(attributions) }
+
+    /// ``attributionText`` of `attributions`.
+    static func attributionText(_ attributions: [Attribution]?) -> String {
         guard let attributions else { return "" }
         guard !attributions.isEmpty else {
             return "where it went: no function moved (whole profiles on both sides)\n"
@@ -73,8 +76,9 @@ extension Comparison {
                     + (a.functions.isEmpty ? ": no function moved" : "") + Self.changeText(a))
             for f in a.functions {
                 let code = f.codeChanged.map { $0 ? "; code changed" : "; same code" } ?? ""
+                let inlined = f.inlinedInto.map { "; inlined into " + $0.joined(separator: ", ") } ?? ""
                 lines.append(
-                    "    \(signed(f.charged)) (\(String(format: "%.0f%%", 100 * f.share))) \(f.key) (exclusive \(signed(f.exclusive)), inclusive \(signed(f.inclusive)); \(f.cause.rawValue)\(code))"
+                    "    \(signed(f.charged)) (\(String(format: "%.0f%%", 100 * f.share))) \(f.key) (exclusive \(signed(f.exclusive)), inclusive \(signed(f.inclusive)); \(f.cause.rawValue)\(code)\(inlined))"
                 )
             }
             if !a.functions.isEmpty { lines.append("    \(signed(a.remainder)) remainder (functions not listed)") }

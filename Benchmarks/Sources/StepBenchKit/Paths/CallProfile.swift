@@ -43,6 +43,31 @@ extension ResultsFile {
         public var runtimeCalls: [RuntimeCall]
         /// Instructions per event of the functions not listed.
         public var unattributedPerEvent: Double
+        /// The project's own helpers inlined into listed functions (``InlinedFrames``): what
+        /// each function's exclusive instructions and calls hold of each helper's code; nil when
+        /// the profile was written without them (before they were kept, or a build without
+        /// debug information: then nothing is placed).
+        public var inlined: [Inlined]? = nil
+
+        /// A helper's code inside a function it was inlined into: its instructions per event
+        /// (part of the function's exclusive count) and the calls made from it (part of the
+        /// function's edges).
+        public struct Inlined: Codable, Equatable, Sendable {
+            /// The helper's key.
+            public var helper: String
+            /// The key of the function it was inlined into.
+            public var into: String
+            public var exclusivePerEvent: Double
+            /// By callee: the calls per event made from the helper's call sites, and their
+            /// inclusive instructions per event.
+            public var calls: [Call]
+
+            public struct Call: Codable, Equatable, Sendable {
+                public var callee: String
+                public var callsPerEvent: Double
+                public var inclusivePerEvent: Double
+            }
+        }
 
         public struct Function: Codable, Equatable, Sendable {
             /// ``Demangler/key(_:)`` of the symbol: generic specialisations, closure numbers,
@@ -187,17 +212,50 @@ extension ResultsFile {
             }
             return CallProfile(
                 functions: order.map { functions[$0]! }, edges: edgeOrder.map { edges[$0]! },
-                runtimeCalls: callOrder.map { calls[$0]! }, unattributedPerEvent: unattributedPerEvent)
+                runtimeCalls: callOrder.map { calls[$0]! }, unattributedPerEvent: unattributedPerEvent,
+                inlined: inlined.map { Self.merged($0, rekey) })
+        }
+
+        /// Inlined parts with their keys put through `rekey`, parts (and their calls) that meet
+        /// under one key merged, in the order first met.
+        static func merged(_ parts: [Inlined], _ rekey: (String) -> String) -> [Inlined] {
+            var merged: [String: Inlined] = [:], order: [String] = []
+            for part in parts {
+                let (helper, into) = (rekey(part.helper), rekey(part.into))
+                let name = helper + "\u{0}" + into
+                if merged[name] == nil {
+                    order.append(name)
+                    merged[name] = Inlined(helper: helper, into: into, exclusivePerEvent: 0, calls: [])
+                }
+                merged[name]!.exclusivePerEvent += part.exclusivePerEvent
+                for call in part.calls {
+                    let callee = rekey(call.callee)
+                    if let i = merged[name]!.calls.firstIndex(where: { $0.callee == callee }) {
+                        merged[name]!.calls[i].callsPerEvent += call.callsPerEvent
+                        merged[name]!.calls[i].inclusivePerEvent += call.inclusivePerEvent
+                    } else {
+                        merged[name]!.calls.append(
+                            Inlined.Call(
+                                callee: callee, callsPerEvent: call.callsPerEvent,
+                                inclusivePerEvent: call.inclusivePerEvent))
+                    }
+                }
+            }
+            return order.map { merged[$0]! }
         }
 
         /// The profile of the events between `low` and `high`, `span` events apart; `code` holds
-        /// the functions' ``MachineCode`` hashes by the names callgrind gives them.
+        /// the functions' ``MachineCode`` hashes by the names callgrind gives them, `helpers`
+        /// the inlined helper of each address that has one, by object (``InlinedFrames``; nil:
+        /// not looked up).
         static func between(
-            _ low: CallgrindDump, _ high: CallgrindDump, span: Double, code: [String: String] = [:]
+            _ low: CallgrindDump, _ high: CallgrindDump, span: Double, code: [String: String] = [:],
+            helpers: [String: [UInt64: String]]? = nil
         ) -> CallProfile {
-            let names = Set(high.functions.keys).union(low.functions.keys)
+            var names = Set(high.functions.keys).union(low.functions.keys)
                 .union(high.calls.keys.flatMap { [$0.caller, $0.callee] })
                 .union(low.calls.keys.flatMap { [$0.caller, $0.callee] })
+            for found in (helpers ?? [:]).values { names.formUnion(found.values) }
             let keys = Demangler.keys(names)
             func key(_ name: String) -> String { keys[name] ?? name }
             var codes: [String: [String?]] = [:]
@@ -280,7 +338,59 @@ extension ResultsFile {
             let total = (Double(high.total) - Double(low.total)) / span
             return CallProfile(
                 functions: functions, edges: edgeList, runtimeCalls: runtimeCalls,
-                unattributedPerEvent: total - listed)
+                unattributedPerEvent: total - listed,
+                inlined: helpers.map { inlinedParts(low, high, span: span, helpers: $0, key: key) })
+        }
+
+        /// The inlined helpers' parts between two windows (``Inlined``): per (helper, function),
+        /// the instructions at the helper's addresses and the calls from its call sites.
+        static func inlinedParts(
+            _ low: CallgrindDump, _ high: CallgrindDump, span: Double, helpers: [String: [UInt64: String]],
+            key: (String) -> String
+        ) -> [Inlined] {
+            struct Part {
+                var exclusive = 0.0
+                var calls: [String: (count: Double, inclusive: Double)] = [:]
+            }
+            func parts(_ dump: CallgrindDump) -> [String: Part] {
+                var parts: [String: Part] = [:]
+                for (object, costs) in dump.addresses {
+                    guard let found = helpers[object] else { continue }
+                    for (address, spent) in costs {
+                        guard let helper = found[address] else { continue }
+                        parts[key(helper) + "\u{0}" + key(spent.function), default: Part()].exclusive += Double(
+                            spent.cost)
+                    }
+                }
+                for (site, cost) in dump.callSites {
+                    guard let helper = helpers[site.object]?[site.address] else { continue }
+                    let name = key(helper) + "\u{0}" + key(site.edge.caller)
+                    let callee = key(site.edge.callee)
+                    let old = parts[name, default: Part()].calls[callee] ?? (0, 0)
+                    parts[name]!.calls[callee] = (
+                        old.count + Double(cost.count), old.inclusive + Double(cost.inclusive)
+                    )
+                }
+                return parts
+            }
+            let (a, b) = (parts(low), parts(high))
+            var answer: [Inlined] = []
+            for name in Set(a.keys).union(b.keys).sorted() {
+                let (x, y) = (a[name] ?? Part(), b[name] ?? Part())
+                let exclusive = (y.exclusive - x.exclusive) / span
+                var calls: [Inlined.Call] = []
+                for callee in Set(x.calls.keys).union(y.calls.keys).sorted() {
+                    let (c0, c1) = (x.calls[callee] ?? (0, 0), y.calls[callee] ?? (0, 0))
+                    let count = (c1.count - c0.count) / span, inclusive = (c1.inclusive - c0.inclusive) / span
+                    if abs(count) >= threshold || abs(inclusive) >= threshold {
+                        calls.append(Inlined.Call(callee: callee, callsPerEvent: count, inclusivePerEvent: inclusive))
+                    }
+                }
+                guard abs(exclusive) >= threshold || !calls.isEmpty else { continue }
+                let keys = name.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+                answer.append(Inlined(helper: keys[0], into: keys[1], exclusivePerEvent: exclusive, calls: calls))
+            }
+            return answer
         }
     }
 }

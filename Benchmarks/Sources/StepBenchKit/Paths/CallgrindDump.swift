@@ -16,6 +16,16 @@ struct CallgrindDump {
     /// Exclusive instructions executed at each address, and the function the address is in,
     /// by object path.
     var addresses: [String: [UInt64: (cost: UInt64, function: String)]] = [:]
+    /// The calls made from each call instruction: by its object and address, the caller and
+    /// the callee, how many and what they cost in all (the same calls as ``calls``, placed).
+    var callSites: [CallSite: CallCost] = [:]
+
+    /// A call instruction (its object and address) and the call it makes.
+    struct CallSite: Hashable, Sendable {
+        var object: String
+        var address: UInt64
+        var edge: CallEdge
+    }
 
     init(contentsOf url: URL) throws {
         let text = try String(contentsOf: url, encoding: .utf8)
@@ -26,10 +36,14 @@ struct CallgrindDump {
                 if skipNext {  // the inclusive cost of the call above: not this function's own
                     skipNext = false
                     let fields = line.split(separator: " ")
-                    guard fields.count >= 2, let cost = UInt64(fields[fields.count - 1]) else {
+                    guard fields.count >= 2, let cost = UInt64(fields[fields.count - 1]),
+                        let site = UInt64(fields[0].dropFirst(2), radix: 16)
+                    else {
                         throw CallgrindDumpError("\(url.lastPathComponent): unreadable call cost line '\(line)'")
                     }
-                    calls[CallEdge(caller: function, callee: callee), default: CallCost()].add(
+                    let edge = CallEdge(caller: function, callee: callee)
+                    calls[edge, default: CallCost()].add(count: callCount, inclusive: cost)
+                    callSites[CallSite(object: object, address: site, edge: edge), default: CallCost()].add(
                         count: callCount, inclusive: cost)
                     continue
                 }

@@ -76,6 +76,7 @@ public struct PathProfiler {
         let measuredDumps = measured.flatMap { (try? $0.get()).map { Array($0.1.values) } ?? [] }
         try synchronising.prepare(for: measuredDumps)
         let code = MachineCode.hashes(of: measuredDumps)
+        let helpers = InlinedFrames.helpers(of: measuredDumps)
         var faults: [ResultsFile.ProfileFault] = []
         for (request, result) in zip(requests, measured) {
             let subject = request.subject
@@ -107,7 +108,8 @@ public struct PathProfiler {
                         synchronisingFunctions: ResultsFile.FunctionCost.top(
                             syncLow.functions, syncHigh.functions, span: span, keeping: .max),
                         exact: path.countsAreExact(for: subject),
-                        callProfile: .between(low, high, span: span, code: code)))
+                        callProfile: .between(
+                            low, high, span: span, code: code, helpers: helpers.isEmpty ? nil : helpers)))
             }
         }
         // Every window synchronises (the driver's own semaphore, if nothing else): none found means
