@@ -66,8 +66,13 @@ public struct Profiler {
         try FileManager.default.copyItem(at: child.executable, to: binary)
         try run("strip", ["-g", binary.path], timeLimit: 120)
         let stripped = child.running(binary)
-        let (rows, faults) = try profile(scenarios: scenarios, designs: designs, child: stripped, work: work)
+        // the stripped copy's addresses are the original's, whose debug information says what
+        // was inlined where (InlinedFrames)
+        let debugInformation = InlinedFrames.debugInformation(copy: binary, original: child.executable)
+        let (rows, faults) = try profile(
+            scenarios: scenarios, designs: designs, child: stripped, work: work, debugInformation: debugInformation)
         var pathProfiler = PathProfiler()
+        pathProfiler.debugInformation = debugInformation
         pathProfiler.valgrind = valgrind
         pathProfiler.progress = progress
         pathProfiler.watchdog = watchdog
@@ -78,7 +83,10 @@ public struct Profiler {
         return (rows, pathRows, faults + pathFaults)
     }
 
-    private func profile(scenarios: [ScenarioKind], designs: [SteppingDesign], child: ChildProcess, work: URL) throws
+    private func profile(
+        scenarios: [ScenarioKind], designs: [SteppingDesign], child: ChildProcess, work: URL,
+        debugInformation: [String: String]
+    ) throws
         -> ([ResultsFile.ProfileRow], [ResultsFile.ProfileFault])
     {
         let targets = scenarios.flatMap { scenario in
@@ -115,7 +123,7 @@ public struct Profiler {
         var faults: [ResultsFile.ProfileFault] = []
         let profiled = counts.flatMap { (try? $0.get()).map { [$0.0, $0.1] } ?? [] }
         let code = MachineCode.hashes(of: profiled)
-        let helpers = InlinedFrames.helpers(of: profiled)
+        let helpers = InlinedFrames.helpers(of: profiled, debugInformation: debugInformation)
         for (target, counted) in zip(targets, counts) {
             let low: Counts, high: Counts
             switch counted {

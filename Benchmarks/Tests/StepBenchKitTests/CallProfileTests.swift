@@ -453,60 +453,72 @@ struct MachineCodeTests {
 /// over its callers (the debug information's inline chains, ``InlinedFrames``).
 @Suite("inlined helpers")
 struct InlinedHelperTests {
-    /// A dump part where `receive` and `complete` each run 10 instructions of their own and 4
-    /// of `update`'s, inlined at 0x41 (in receive) and 0x51 (in complete), and `update`'s code
-    /// calls `swift_retain` `retains` times per event from each (call sites 0x42 and 0x52).
-    static func dump(events: Int, retains: Int, in folder: URL, name: String) throws -> CallgrindDump {
-        let own = 10 * events, inlined = 4 * events, calls = retains * events, retain = 5 * calls
-        let total = 2 * (own + inlined + retain)
+    /// A dump part where `receive` and `complete` each run 10 instructions of their own and a
+    /// copy of `update`'s 4 (one instruction a run, at 0x41–0x44 in receive, 0x51–0x54 in
+    /// complete) that calls `swift_retain` (5 instructions) `retains` times per run (call sites
+    /// 0x45 and 0x55); with `copies: 2`, receive holds a second copy (0x46–0x49, call site 0x4a).
+    static func dump(events: Int, retains: Int, copies: Int = 1, in folder: URL, name: String) throws
+        -> CallgrindDump
+    {
+        let calls = retains * events, retain = 5 * calls
+        func copy(at first: Int) -> String {
+            (0..<4).map { "0x\(String(first + $0, radix: 16)) 0 \(events)" }.joined(separator: "\n") + """
+
+                cfn=swift_retain
+                calls=\(calls) 0x20 0
+                0x\(String(first + 4, radix: 16)) 0 \(retain)
+                """
+        }
+        let receive = 10 * events + copies * (4 * events + retain), complete = 10 * events + 4 * events + retain
         let text = """
             version: 1
             part: 1
             desc: Trigger: Client Request: stepbench-window sync-more atomic \(events)
             positions: instr line
             events: Ir
-            summary: \(total)
+            summary: \(receive + complete)
             ob=/bin/tool
             fl=???
             fn=receive
-            0x40 0 \(own)
-            0x41 0 \(inlined)
-            cfn=swift_retain
-            calls=\(calls) 0x20 0
-            0x42 0 \(retain)
+            0x40 0 \(10 * events)
+            \(copy(at: 0x41))
+            \(copies == 2 ? copy(at: 0x46) : "")
             fn=complete
-            0x50 0 \(own)
-            0x51 0 \(inlined)
-            cfn=swift_retain
-            calls=\(calls) 0x20 0
-            0x52 0 \(retain)
+            0x50 0 \(10 * events)
+            \(copy(at: 0x51))
             fn=swift_retain
-            0x20 0 \(2 * retain)
-            totals: \(total)
+            0x20 0 \((copies + 1) * retain)
+            totals: \(receive + complete)
             """
         let url = folder.appendingPathComponent(name)
         try text.write(to: url, atomically: true, encoding: .utf8)
         return try CallgrindDump(contentsOf: url)
     }
 
-    static let helpers: [String: [UInt64: String]] = [
-        "/bin/tool": [0x41: "update()", 0x42: "update()", 0x51: "update()", 0x52: "update()"]
-    ]
+    /// Each copy's addresses, its instructions and its call site.
+    static let helpers: [String: [UInt64: InlinedFrames.Site]] = {
+        var sites: [UInt64: InlinedFrames.Site] = [:]
+        for (first, copy) in [(0x41, "receive 1"), (0x46, "receive 2"), (0x51, "complete 1")] {
+            for address in first..<first + 5 { sites[UInt64(address)] = .init(helper: "update()", instance: copy) }
+        }
+        return ["/bin/tool": sites]
+    }()
 
-    static func profile(retains: Int, helpers: [String: [UInt64: String]]? = Self.helpers) throws
-        -> ResultsFile.CallProfile
-    {
+    static func profile(
+        retains: Int, copies: Int = 1, helpers: [String: [UInt64: InlinedFrames.Site]]? = Self.helpers
+    ) throws -> ResultsFile.CallProfile {
         let folder = temporaryFolder()
         return .between(
-            try dump(events: 100, retains: retains, in: folder, name: "low.1"),
-            try dump(events: 300, retains: retains, in: folder, name: "high.1"), span: 200, helpers: helpers)
+            try dump(events: 100, retains: retains, copies: copies, in: folder, name: "low.1"),
+            try dump(events: 300, retains: retains, copies: copies, in: folder, name: "high.1"), span: 200,
+            helpers: helpers)
     }
 
     @Test("a dump keeps each call's site: the address of the call instruction in its object")
     func test_callgrindDump_keepsCallSites() throws {
         let dump = try Self.dump(events: 100, retains: 1, in: temporaryFolder(), name: "d.1")
         let site = CallgrindDump.CallSite(
-            object: "/bin/tool", address: 0x42, edge: CallEdge(caller: "receive", callee: "swift_retain"))
+            object: "/bin/tool", address: 0x45, edge: CallEdge(caller: "receive", callee: "swift_retain"))
         #expect(dump.callSites[site]?.count == 100)
         #expect(dump.callSites[site]?.inclusive == 500)
         #expect(dump.callSites.count == 2)
@@ -548,6 +560,19 @@ struct InlinedHelperTests {
             "\(text)")
     }
 
+    @Test("a helper inlined once more into a caller is the caller's change, as a call made more often is")
+    func test_attribution_aHelperRunMoreOftenIsItsCallers() throws {
+        let (a, b) = (try Self.profile(retains: 1), try Self.profile(retains: 1, copies: 2))
+        // receive: 10 + 2 × (4 + 5); complete: 10 + 4 + 5
+        let moved = try #require(Comparison.attribution("sync-more", "atomic", 38, 47, a, b))
+        let first = try #require(moved.functions.first)
+        #expect(first.key == "receive", "\(moved.functions)")
+        #expect(abs(first.share - 1) < 1e-9)
+        #expect(first.inlinedInto == nil)
+        #expect(!moved.functions.contains { $0.key == "update()" }, "\(moved.functions)")
+        #expect(abs(moved.remainder) < 1e-9)
+    }
+
     /// llvm-symbolizer's JSON for one address: `frames` (function, file), innermost first.
     static func symbolized(_ address: String, _ frames: [(String, String)]) -> String {
         let symbols = frames.map {
@@ -577,6 +602,9 @@ struct InlinedHelperTests {
             Self.symbolized("0x14", [("receive()", ours)]),
         ].joined(separator: "\n")
         let helpers = InlinedFrames.helpers(symbolized: text)
-        #expect(helpers == [0x10: "update()", 0x13: "update()"])
+        #expect(helpers.mapValues(\.helper) == [0x10: "update()", 0x13: "update()"])
+        // update()'s copy is told by where it was called from: receive's line 2, column 1
+        #expect(helpers[0x10]?.instance == "2:1")
+        #expect(helpers[0x13]?.instance == "2:1")
     }
 }

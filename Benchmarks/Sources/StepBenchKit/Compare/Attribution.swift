@@ -328,8 +328,11 @@ extension Comparison {
     /// the functions it was inlined into and charged to the helper: its Δ instructions, and of
     /// each changed call edge out of the function the share its call sites made of the edge's
     /// Δcalls (at most all of it), at the edge's term. A retain added in a helper inlined into
-    /// four callers is the helper's, not a quarter each. Charges move, so they still sum to the
-    /// same Δ.
+    /// four callers is the helper's, not a quarter each. But a helper that runs more often
+    /// (``ResultsFile/CallProfile/Inlined/runsPerEvent``: inlined once more, or run more often
+    /// by its caller) is its caller's change, as a function called more often is: Δruns at its
+    /// cost a run, no more than its part moved, stays with the function. Charges only move, so
+    /// they still sum to the same Δ.
     static func chargingInlined(
         _ moved: [Attribution.FunctionDelta], _ before: [ResultsFile.CallProfile.Inlined],
         _ after: [ResultsFile.CallProfile.Inlined],
@@ -337,10 +340,13 @@ extension Comparison {
     ) -> [Attribution.FunctionDelta] {
         let threshold = ResultsFile.CallProfile.threshold
         func key(_ part: ResultsFile.CallProfile.Inlined) -> String { part.helper + "\u{0}" + part.into }
+        func inclusive(_ part: ResultsFile.CallProfile.Inlined?) -> Double {
+            (part?.exclusivePerEvent ?? 0) + (part?.calls ?? []).reduce(0) { $0 + $1.inclusivePerEvent }
+        }
         let old = Dictionary(before.map { (key($0), $0) }, uniquingKeysWith: { x, _ in x })
         let new = Dictionary(after.map { (key($0), $0) }, uniquingKeysWith: { x, _ in x })
         var helpers: [String: (exclusive: Double, inclusive: Double, calls: Double, into: Set<String>)] = [:]
-        var taken: [String: Double] = [:]
+        var taken: [String: Double] = [:], charges: [String: Double] = [:]
         for name in Set(old.keys).union(new.keys) {
             guard let part = new[name] ?? old[name] else { continue }
             let exclusive = (new[name]?.exclusivePerEvent ?? 0) - (old[name]?.exclusivePerEvent ?? 0)
@@ -352,16 +358,30 @@ extension Comparison {
                 let share = min(max(((c1[callee] ?? 0) - (c0[callee] ?? 0)) / edge.calls, 0), 1)
                 fromCalls += edge.term * share
             }
-            guard abs(exclusive + fromCalls) >= threshold else { continue }
-            let i0 = (old[name]?.calls ?? []).reduce(0) { $0 + $1.inclusivePerEvent }
-            let i1 = (new[name]?.calls ?? []).reduce(0) { $0 + $1.inclusivePerEvent }
+            var amount = exclusive + fromCalls
+            // run more often: the function's (priced as a changed call edge is, edgeTerms)
+            let (i0, i1) = (inclusive(old[name]), inclusive(new[name]))
+            let (r0, r1) = (old[name]?.runsPerEvent ?? 0, new[name]?.runsPerEvent ?? 0)
+            let known =
+                (old[name] == nil || old[name]?.runsPerEvent != nil)
+                && (new[name] == nil || new[name]?.runsPerEvent != nil)
+            if known, abs(r1 - r0) >= threshold {
+                let (runs, cost) = r0 > 0 ? (r0, i0) : (r1, i1)
+                let priced = runs > 0 ? (r1 - r0) * cost / runs : 0
+                let movedBy = i1 - i0
+                let term = movedBy * priced > 0 ? (abs(movedBy) < abs(priced) ? movedBy : priced) : 0
+                let kept = term * amount > 0 ? (abs(term) < abs(amount) ? term : amount) : 0
+                amount -= kept
+            }
+            guard abs(amount) >= threshold else { continue }
             var helper = helpers[part.helper] ?? (0, 0, 0, [])
             helper.exclusive += exclusive
-            helper.inclusive += exclusive + i1 - i0
+            helper.inclusive += i1 - i0
             helper.calls += fromCalls
             helper.into.insert(part.into)
             helpers[part.helper] = helper
-            taken[part.into, default: 0] += exclusive + fromCalls
+            taken[part.into, default: 0] += amount
+            charges[part.helper, default: 0] += amount
         }
         guard !helpers.isEmpty else { return moved }
         var answer = moved
@@ -374,7 +394,7 @@ extension Comparison {
             }
         }
         for (name, helper) in helpers {
-            let charged = helper.exclusive + helper.calls
+            let charged = charges[name] ?? 0
             let into = helper.into.sorted()
             if let i = answer.firstIndex(where: { $0.key == name }) {
                 answer[i].charged += charged
@@ -382,8 +402,9 @@ extension Comparison {
             } else {
                 answer.append(
                     .init(
-                        key: name, exclusive: helper.exclusive, inclusive: helper.inclusive, charged: charged, share: 0,
-                        cause: abs(helper.calls) >= 0.5 * abs(charged) ? .itsCalls : .costPerCall, inlinedInto: into))
+                        key: name, exclusive: helper.exclusive, inclusive: helper.inclusive, charged: charged,
+                        share: 0, cause: abs(helper.calls) >= 0.5 * abs(charged) ? .itsCalls : .costPerCall,
+                        inlinedInto: into))
             }
         }
         return answer

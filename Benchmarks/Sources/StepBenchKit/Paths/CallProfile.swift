@@ -61,6 +61,12 @@ extension ResultsFile {
             /// By callee: the calls per event made from the helper's call sites, and their
             /// inclusive instructions per event.
             public var calls: [Call]
+            /// How often the helper's inlined copies ran per event, as a call's count would say:
+            /// for each copy, the most common execution count of its instructions (each
+            /// instruction counts one a run; a branch not taken or a loop's body apart), summed.
+            /// A helper inlined once more, or run more often by its caller, runs more often; a
+            /// helper whose code changed runs as often. Nil in a file written before it was kept.
+            public var runsPerEvent: Double? = nil
 
             public struct Call: Codable, Equatable, Sendable {
                 public var callee: String
@@ -225,9 +231,14 @@ extension ResultsFile {
                 let name = helper + "\u{0}" + into
                 if merged[name] == nil {
                     order.append(name)
-                    merged[name] = Inlined(helper: helper, into: into, exclusivePerEvent: 0, calls: [])
+                    merged[name] = Inlined(
+                        helper: helper, into: into, exclusivePerEvent: 0, calls: [],
+                        runsPerEvent: part.runsPerEvent == nil ? nil : 0)
                 }
                 merged[name]!.exclusivePerEvent += part.exclusivePerEvent
+                if let runs = part.runsPerEvent {
+                    merged[name]!.runsPerEvent = (merged[name]!.runsPerEvent ?? 0) + runs
+                }
                 for call in part.calls {
                     let callee = rekey(call.callee)
                     if let i = merged[name]!.calls.firstIndex(where: { $0.callee == callee }) {
@@ -250,12 +261,12 @@ extension ResultsFile {
         /// not looked up).
         static func between(
             _ low: CallgrindDump, _ high: CallgrindDump, span: Double, code: [String: String] = [:],
-            helpers: [String: [UInt64: String]]? = nil
+            helpers: [String: [UInt64: InlinedFrames.Site]]? = nil
         ) -> CallProfile {
             var names = Set(high.functions.keys).union(low.functions.keys)
                 .union(high.calls.keys.flatMap { [$0.caller, $0.callee] })
                 .union(low.calls.keys.flatMap { [$0.caller, $0.callee] })
-            for found in (helpers ?? [:]).values { names.formUnion(found.values) }
+            for found in (helpers ?? [:]).values { names.formUnion(found.values.map(\.helper)) }
             let keys = Demangler.keys(names)
             func key(_ name: String) -> String { keys[name] ?? name }
             var codes: [String: [String?]] = [:]
@@ -343,27 +354,38 @@ extension ResultsFile {
         }
 
         /// The inlined helpers' parts between two windows (``Inlined``): per (helper, function),
-        /// the instructions at the helper's addresses and the calls from its call sites.
+        /// the instructions at the helper's addresses, the calls from its call sites, and how
+        /// often its copies ran.
         static func inlinedParts(
-            _ low: CallgrindDump, _ high: CallgrindDump, span: Double, helpers: [String: [UInt64: String]],
-            key: (String) -> String
+            _ low: CallgrindDump, _ high: CallgrindDump, span: Double,
+            helpers: [String: [UInt64: InlinedFrames.Site]], key: (String) -> String
         ) -> [Inlined] {
             struct Part {
                 var exclusive = 0.0
                 var calls: [String: (count: Double, inclusive: Double)] = [:]
+                /// By copy: how many of its instructions ran each number of times.
+                var copies: [String: [UInt64: Int]] = [:]
+                /// Each copy's most common execution count (ties: the smaller), summed.
+                var runs: Double {
+                    copies.values.reduce(0) { sum, counts in
+                        let most = counts.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }
+                        return sum + Double(most?.key ?? 0)
+                    }
+                }
             }
             func parts(_ dump: CallgrindDump) -> [String: Part] {
                 var parts: [String: Part] = [:]
                 for (object, costs) in dump.addresses {
                     guard let found = helpers[object] else { continue }
                     for (address, spent) in costs {
-                        guard let helper = found[address] else { continue }
-                        parts[key(helper) + "\u{0}" + key(spent.function), default: Part()].exclusive += Double(
-                            spent.cost)
+                        guard let site = found[address] else { continue }
+                        let name = key(site.helper) + "\u{0}" + key(spent.function)
+                        parts[name, default: Part()].exclusive += Double(spent.cost)
+                        parts[name]!.copies[site.instance, default: [:]][spent.cost, default: 0] += 1
                     }
                 }
                 for (site, cost) in dump.callSites {
-                    guard let helper = helpers[site.object]?[site.address] else { continue }
+                    guard let helper = helpers[site.object]?[site.address]?.helper else { continue }
                     let name = key(helper) + "\u{0}" + key(site.edge.caller)
                     let callee = key(site.edge.callee)
                     let old = parts[name, default: Part()].calls[callee] ?? (0, 0)
@@ -388,7 +410,10 @@ extension ResultsFile {
                 }
                 guard abs(exclusive) >= threshold || !calls.isEmpty else { continue }
                 let keys = name.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
-                answer.append(Inlined(helper: keys[0], into: keys[1], exclusivePerEvent: exclusive, calls: calls))
+                answer.append(
+                    Inlined(
+                        helper: keys[0], into: keys[1], exclusivePerEvent: exclusive, calls: calls,
+                        runsPerEvent: (y.runs - x.runs) / span))
             }
             return answer
         }

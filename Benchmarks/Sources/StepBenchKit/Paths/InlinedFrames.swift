@@ -15,10 +15,22 @@ import Foundation
 /// function itself has no helper. Nothing is placed when `llvm-symbolizer` is missing or the
 /// binary has no debug information.
 enum InlinedFrames {
-    /// The helper (its key, ``Demangler/key(_:)``, a closure's its function's) of every address of `dumps`
-    /// that has one, by object; only the profiled executable is looked at (a shared library's
-    /// functions are the library's).
-    static func helpers(of dumps: [CallgrindDump]) -> [String: [UInt64: String]] {
+    /// Where an address lies: the helper whose code it is (its key, ``Demangler/key(_:)``, a
+    /// closure's its function's) and which inlined copy of it (the positions of the frames it
+    /// was inlined through: one copy per call written in the code).
+    struct Site: Hashable, Sendable {
+        var helper: String
+        var instance: String
+    }
+
+    /// The site of every address of `dumps` that lies in an inlined helper, by object; only the
+    /// profiled executable is looked at (a shared library's functions are the library's).
+    /// `debugInformation` names, for an object the dumps name, the file that holds its debug
+    /// information (the profiled copy is stripped of it: valgrind 3.19 cannot read Swift 6.3's;
+    /// its addresses are the original's).
+    static func helpers(of dumps: [CallgrindDump], debugInformation: [String: String] = [:])
+        -> [String: [UInt64: Site]]
+    {
         var addressesOf: [String: Set<UInt64>] = [:]
         for dump in dumps {
             for (object, costs) in dump.addresses where !MachineCode.isLibrary(object) {
@@ -28,14 +40,15 @@ enum InlinedFrames {
                 addressesOf[site.object, default: []].insert(site.address)
             }
         }
-        var answer: [String: [UInt64: String]] = [:]
-        for (object, addresses) in addressesOf where FileManager.default.fileExists(atPath: object) {
-            let sorted = addresses.sorted()
-            let input = sorted.map { "0x" + String($0, radix: 16) }.joined(separator: "\n") + "\n"
+        var answer: [String: [UInt64: Site]] = [:]
+        for (object, addresses) in addressesOf {
+            let file = debugInformation[object] ?? object
+            guard FileManager.default.fileExists(atPath: file) else { continue }
+            let input = addresses.sorted().map { "0x" + String($0, radix: 16) }.joined(separator: "\n") + "\n"
             guard
                 let out = try? ChildLaunch.command(
                     "llvm-symbolizer",
-                    ["--obj=" + object, "--inlining", "--functions=linkage", "--output-style=JSON"]
+                    ["--obj=" + file, "--inlining", "--functions=linkage", "--output-style=JSON"]
                 ).run(input: Data(input.utf8), timeLimit: 300), out.status == 0, !out.timedOut
             else { continue }
             let found = helpers(symbolized: out.stdoutText)
@@ -44,14 +57,24 @@ enum InlinedFrames {
         return answer
     }
 
+    /// ``helpers(of:debugInformation:)``'s `debugInformation` for a profiled copy of `original`
+    /// at `copy`: the copy by each name a dump may give it.
+    static func debugInformation(copy: URL, original: URL) -> [String: String] {
+        let names = [copy.path, copy.standardizedFileURL.path, copy.resolvingSymlinksInPath().path]
+        return names.reduce(into: [:]) { $0[$1] = original.resolvingSymlinksInPath().path }
+    }
+
     /// One frame of an address's inline chain, as `llvm-symbolizer --output-style=JSON` gives it.
     struct Frame: Decodable {
         var functionName: String
         var fileName: String
         var startFileName: String?
+        var line: Int?
+        var column: Int?
 
         enum CodingKeys: String, CodingKey {
             case functionName = "FunctionName", fileName = "FileName", startFileName = "StartFileName"
+            case line = "Line", column = "Column"
         }
     }
 
@@ -64,8 +87,8 @@ enum InlinedFrames {
         }
     }
 
-    /// The helpers of `llvm-symbolizer`'s JSON answer (one object per line, an address each).
-    static func helpers(symbolized text: String) -> [UInt64: String] {
+    /// The sites of `llvm-symbolizer`'s JSON answer (one object per line, an address each).
+    static func helpers(symbolized text: String) -> [UInt64: Site] {
         let decoder = JSONDecoder()
         let answers = text.split(separator: "\n").compactMap { line -> (UInt64, [Frame])? in
             guard line.hasPrefix("{"), let found = try? decoder.decode(Answer.self, from: Data(line.utf8)),
@@ -74,25 +97,30 @@ enum InlinedFrames {
             return (address, found.symbol)
         }
         let names = Demangler.keys(Set(answers.flatMap { $0.1.map(\.functionName) }))
-        var answer: [UInt64: String] = [:]
+        var answer: [UInt64: Site] = [:]
         for (address, frames) in answers {
-            if let helper = helper(of: frames, keys: names) { answer[address] = helper }
+            if let site = site(of: frames, keys: names) { answer[address] = site }
         }
         return answer
     }
 
-    /// The helper of an address whose inline chain is `frames` (innermost first, the
-    /// containing function last; `keys` their symbols' keys): the key of the innermost frame
-    /// of the project's own code, a closure read as the function it is written in; nil when
-    /// that is the containing function, or no frame of ours is inlined.
-    static func helper(of frames: [Frame], keys names: [String: String]) -> String? {
+    /// The site of an address whose inline chain is `frames` (innermost first, the containing
+    /// function last; `keys` their symbols' keys): the helper is the innermost frame of the
+    /// project's own code, a closure read as the function it is written in; its copy, the
+    /// positions of the frames outside the outermost frame of that helper (where it was
+    /// called). Nil when the helper is the containing function, or no frame of ours is inlined.
+    static func site(of frames: [Frame], keys names: [String: String]) -> Site? {
         guard frames.count > 1, let containing = frames.last else { return nil }
         func owner(_ frame: Frame) -> String { Self.owner(of: names[frame.functionName] ?? frame.functionName) }
         let outer = owner(containing)
-        for frame in frames.dropLast() where isOurs(frame) && !frame.functionName.isEmpty {
-            return owner(frame) == outer ? nil : owner(frame)
-        }
-        return nil
+        guard let innermost = frames.dropLast().firstIndex(where: { isOurs($0) && !$0.functionName.isEmpty })
+        else { return nil }
+        let helper = owner(frames[innermost])
+        guard helper != outer else { return nil }
+        var outermost = innermost
+        while outermost + 1 < frames.count - 1, owner(frames[outermost + 1]) == helper { outermost += 1 }
+        let calledFrom = frames[(outermost + 1)...].map { "\($0.line ?? 0):\($0.column ?? 0)" }
+        return Site(helper: helper, instance: calledFrom.joined(separator: "<"))
     }
 
     /// The function a key's code is written in: a closure's enclosing function (`closure in

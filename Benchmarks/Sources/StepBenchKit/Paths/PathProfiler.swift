@@ -23,6 +23,9 @@ public struct PathProfiler {
     public var progress: (String) -> Void = { _ in }
     /// Seconds one child may take before it is killed and its subject's paths recorded `hung`.
     public var watchdog: Double = Profiler.defaultWatchdog
+    /// For each profiled object, the file that holds its debug information
+    /// (``InlinedFrames/helpers(of:debugInformation:)``).
+    var debugInformation: [String: String] = [:]
     /// How many functions each row keeps.
     public static let functionsKept = 8
 
@@ -76,7 +79,7 @@ public struct PathProfiler {
         let measuredDumps = measured.flatMap { (try? $0.get()).map { Array($0.1.values) } ?? [] }
         try synchronising.prepare(for: measuredDumps)
         let code = MachineCode.hashes(of: measuredDumps)
-        let helpers = InlinedFrames.helpers(of: measuredDumps)
+        let helpers = InlinedFrames.helpers(of: measuredDumps, debugInformation: debugInformation)
         var faults: [ResultsFile.ProfileFault] = []
         for (request, result) in zip(requests, measured) {
             let subject = request.subject
