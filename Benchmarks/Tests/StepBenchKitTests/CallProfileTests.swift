@@ -529,10 +529,16 @@ struct InlinedHelperTests {
         let p = try Self.profile(retains: 1)
         let parts = try #require(p.inlined)
         #expect(parts.map(\.into).sorted() == ["complete", "receive"])
-        #expect(parts.allSatisfy { $0.helper == "update()" && $0.exclusivePerEvent == 4 })
+        #expect(parts.allSatisfy { $0.helper == "update()" && $0.exclusivePerEvent == 4 && $0.runsPerEvent == 1 })
         #expect(
             parts.allSatisfy { $0.calls == [.init(callee: "swift_retain", callsPerEvent: 1, inclusivePerEvent: 5)] })
         #expect(try Self.profile(retains: 1, helpers: nil).inlined == nil, "not looked up: not known")
+        // a part whose call site is all that is known of it (no instruction of it placed)
+        let sitesOnly = ["/bin/tool": [UInt64(0x45): InlinedFrames.Site(helper: "update()", instance: "receive 1")]]
+        let calls = try #require(try Self.profile(retains: 1, helpers: sitesOnly).inlined)
+        #expect(calls.map(\.exclusivePerEvent) == [0] && calls.map(\.calls.count) == [1])
+        let twice = try #require(try Self.profile(retains: 1, copies: 2).inlined)
+        #expect(twice.first { $0.into == "receive" }?.runsPerEvent == 2, "two copies, each run once an event")
     }
 
     @Test(

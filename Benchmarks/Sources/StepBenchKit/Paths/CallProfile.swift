@@ -389,7 +389,8 @@ extension ResultsFile {
                     let name = key(helper) + "\u{0}" + key(site.edge.caller)
                     let callee = key(site.edge.callee)
                     let old = parts[name, default: Part()].calls[callee] ?? (0, 0)
-                    parts[name]!.calls[callee] = (
+                    // a call site may be all of the part a window ran (no instruction of it counted)
+                    parts[name, default: Part()].calls[callee] = (
                         old.count + Double(cost.count), old.inclusive + Double(cost.inclusive)
                     )
                 }
