@@ -604,11 +604,15 @@ struct InlinedHelperTests {
             Self.symbolized("0x12", [("ManagedAtomic.load()", dependency), ("receive()", ours)]),
             // a helper's closure inlined into receive: the helper's
             Self.symbolized("0x13", [("closure #2 in update()", ours), ("receive()", ours)]),
+            // the release of a defer block in update(), inlined with it: update()'s
+            Self.symbolized(
+                "0x15", [("$defer #1 <A, B>() in update()", ours), ("update()", ours), ("receive()", ours)]),
             // no inlining
             Self.symbolized("0x14", [("receive()", ours)]),
         ].joined(separator: "\n")
         let helpers = InlinedFrames.helpers(symbolized: text)
-        #expect(helpers.mapValues(\.helper) == [0x10: "update()", 0x13: "update()"])
+        #expect(helpers.mapValues(\.helper) == [0x10: "update()", 0x13: "update()", 0x15: "update()"])
+        #expect(helpers[0x15]?.instance == "2:1", "the defer block is part of update()'s copy")
         // update()'s copy is told by where it was called from: receive's line 2, column 1
         #expect(helpers[0x10]?.instance == "2:1")
         #expect(helpers[0x13]?.instance == "2:1")

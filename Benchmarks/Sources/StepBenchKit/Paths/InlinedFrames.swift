@@ -123,13 +123,15 @@ enum InlinedFrames {
         return Site(helper: helper, instance: calledFrom.joined(separator: "<"))
     }
 
-    /// The function a key's code is written in: a closure's enclosing function (`closure in
-    /// closure in f()` → `f()`), any other key itself.
+    /// The function a key's code is written in: a closure's or a `defer` block's enclosing
+    /// function (`closure in closure in f()` → `f()`, `$defer #1 <A>() in f()` → `f()`), any
+    /// other key itself.
     static func owner(of key: String) -> String {
-        var key = key
-        while key.hasPrefix("closure in ") { key.removeFirst("closure in ".count) }
-        if key.hasPrefix("implicit closure in ") {
-            return owner(of: String(key.dropFirst("implicit closure in ".count)))
+        for prefix in ["closure in ", "implicit closure in "] where key.hasPrefix(prefix) {
+            return owner(of: String(key.dropFirst(prefix.count)))
+        }
+        if key.hasPrefix("$defer") || key.hasPrefix("defer"), let end = key.range(of: ") in ") {
+            return owner(of: String(key[end.upperBound...]))
         }
         return key
     }
