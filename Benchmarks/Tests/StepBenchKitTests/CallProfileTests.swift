@@ -579,6 +579,74 @@ struct InlinedHelperTests {
         #expect(abs(moved.remainder) < 1e-9)
     }
 
+    /// A dump part where `receive` and `complete` run a copy of `update` (4 instructions, 0x41
+    /// and 0x51) that releases once per run (5 instructions, call sites 0x42 and 0x52), and,
+    /// when `hoisted`, retain once more each from a site the optimizer left without a source
+    /// location (0x4e and 0x5e), and release once more from update's copy.
+    static func hoisted(events: Int, hoisted: Bool, in folder: URL, name: String) throws -> CallgrindDump {
+        let n = hoisted ? 2 : 1
+        func function(_ name: String, _ base: Int) -> String {
+            var lines = [
+                "fn=\(name)", "0x\(String(base, radix: 16)) 0 \(10 * events)",
+                "0x\(String(base + 1, radix: 16)) 0 \(4 * events)", "cfn=swift_release", "calls=\(n * events) 0x30 0",
+                "0x\(String(base + 2, radix: 16)) 0 \(5 * n * events)",
+            ]
+            if hoisted {
+                lines += [
+                    "cfn=swift_retain", "calls=\(events) 0x20 0", "0x\(String(base + 14, radix: 16)) 0 \(5 * events)",
+                ]
+            }
+            return lines.joined(separator: "\n")
+        }
+        let each = 10 * events + 4 * events + 5 * n * events + (hoisted ? 5 * events : 0)
+        let text = """
+            version: 1
+            part: 1
+            desc: Trigger: Client Request: stepbench-window sync-more atomic \(events)
+            positions: instr line
+            events: Ir
+            summary: \(2 * each)
+            ob=/bin/tool
+            fl=???
+            \(function("receive", 0x40))
+            \(function("complete", 0x50))
+            fn=swift_release
+            0x30 0 \(2 * 5 * n * events)
+            fn=swift_retain
+            0x20 0 \(hoisted ? 2 * 5 * events : 0)
+            totals: \(2 * each)
+            """
+        let url = folder.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return try CallgrindDump(contentsOf: url)
+    }
+
+    @Test(
+        "a retain the optimizer moved out of an inlined helper, left without a source location: charged with the helper's own releases"
+    )
+    func test_attribution_hoistedRetainsFollowTheHelpersOwn() throws {
+        let site = { (copy: String) in InlinedFrames.Site(helper: "update()", instance: copy) }
+        let none = InlinedFrames.Site(helper: InlinedFrames.unplaced, instance: "")
+        let helpers: [String: [UInt64: InlinedFrames.Site]] = [
+            "/bin/tool": [0x41: site("r"), 0x42: site("r"), 0x51: site("c"), 0x52: site("c"), 0x4e: none, 0x5e: none]
+        ]
+        func profile(_ hoisted: Bool) throws -> ResultsFile.CallProfile {
+            let folder = temporaryFolder()
+            return .between(
+                try Self.hoisted(events: 100, hoisted: hoisted, in: folder, name: "low.1"),
+                try Self.hoisted(events: 300, hoisted: hoisted, in: folder, name: "high.1"), span: 200,
+                helpers: helpers)
+        }
+        let (a, b) = (try profile(false), try profile(true))
+        #expect(b.inlined?.contains { $0.helper == InlinedFrames.unplaced && $0.into == "receive" } == true)
+        let moved = try #require(Comparison.attribution("sync-more", "atomic", 38, 58, a, b))
+        let first = try #require(moved.functions.first)
+        #expect(first.key == "update()", "\(moved.functions)")
+        #expect(abs(first.share - 1) < 1e-9, "\(moved.functions)")
+        #expect(!moved.functions.contains { $0.key == InlinedFrames.unplaced })
+        #expect(abs(moved.remainder) < 1e-9)
+    }
+
     /// llvm-symbolizer's JSON for one address: `frames` (function, file), innermost first.
     static func symbolized(_ address: String, _ frames: [(String, String)]) -> String {
         let symbols = frames.map {
@@ -607,11 +675,16 @@ struct InlinedHelperTests {
             // the release of a defer block in update(), inlined with it: update()'s
             Self.symbolized(
                 "0x15", [("$defer #1 <A, B>() in update()", ours), ("update()", ours), ("receive()", ours)]),
+            // the optimizer's own code in receive: no source location
+            #"{"Address":"0x16","ModuleName":"stepbench","Symbol":[{"Column":0,"Discriminator":0,"FileName":"<compiler-generated>","FunctionName":"receive()","Line":0,"StartAddress":"0x0","StartFileName":"","StartLine":0}]}"#,
             // no inlining
             Self.symbolized("0x14", [("receive()", ours)]),
         ].joined(separator: "\n")
         let helpers = InlinedFrames.helpers(symbolized: text)
-        #expect(helpers.mapValues(\.helper) == [0x10: "update()", 0x13: "update()", 0x15: "update()"])
+        #expect(
+            helpers.mapValues(\.helper) == [
+                0x10: "update()", 0x13: "update()", 0x15: "update()", 0x16: InlinedFrames.unplaced,
+            ])
         #expect(helpers[0x15]?.instance == "2:1", "the defer block is part of update()'s copy")
         // update()'s copy is told by where it was called from: receive's line 2, column 1
         #expect(helpers[0x10]?.instance == "2:1")

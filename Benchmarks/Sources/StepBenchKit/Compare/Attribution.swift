@@ -347,8 +347,32 @@ extension Comparison {
         let new = Dictionary(after.map { (key($0), $0) }, uniquingKeysWith: { x, _ in x })
         var helpers: [String: (exclusive: Double, inclusive: Double, calls: Double, into: Set<String>)] = [:]
         var taken: [String: Double] = [:], charges: [String: Double] = [:]
+        func isARC(_ callee: String) -> Bool {
+            let kind = ResultsFile.CallProfile.RuntimeKind(symbol: callee)
+            return kind == .retain || kind == .release
+        }
+        // The retains and releases without a source location that changed (the optimizer moves
+        // ARC out of the helper it was written in, and its location with it), by function:
+        // what their calls are charged, shared below among the helpers whose own retains and
+        // releases changed the same way, in proportion.
+        var unplacedARC: [String: Double] = [:]
+        var placedARC: [String: [String: Double]] = [:]
         for name in Set(old.keys).union(new.keys) {
             guard let part = new[name] ?? old[name] else { continue }
+            let c0 = Dictionary((old[name]?.calls ?? []).map { ($0.callee, $0.callsPerEvent) }, uniquingKeysWith: +)
+            let c1 = Dictionary((new[name]?.calls ?? []).map { ($0.callee, $0.callsPerEvent) }, uniquingKeysWith: +)
+            for callee in Set(c0.keys).union(c1.keys) where isARC(callee) {
+                guard let edge = terms[part.into + "\u{0}" + callee], edge.calls != 0 else { continue }
+                let share = min(max(((c1[callee] ?? 0) - (c0[callee] ?? 0)) / edge.calls, 0), 1)
+                if part.helper == InlinedFrames.unplaced {
+                    unplacedARC[part.into, default: 0] += edge.term * share
+                } else {
+                    placedARC[part.into, default: [:]][part.helper, default: 0] += edge.term * share
+                }
+            }
+        }
+        for name in Set(old.keys).union(new.keys) {
+            guard let part = new[name] ?? old[name], part.helper != InlinedFrames.unplaced else { continue }
             let exclusive = (new[name]?.exclusivePerEvent ?? 0) - (old[name]?.exclusivePerEvent ?? 0)
             let c0 = Dictionary((old[name]?.calls ?? []).map { ($0.callee, $0.callsPerEvent) }, uniquingKeysWith: +)
             let c1 = Dictionary((new[name]?.calls ?? []).map { ($0.callee, $0.callsPerEvent) }, uniquingKeysWith: +)
@@ -357,6 +381,13 @@ extension Comparison {
                 guard let edge = terms[part.into + "\u{0}" + callee], edge.calls != 0 else { continue }
                 let share = min(max(((c1[callee] ?? 0) - (c0[callee] ?? 0)) / edge.calls, 0), 1)
                 fromCalls += edge.term * share
+            }
+            // its share of the function's unplaced retains and releases
+            if let unplaced = unplacedARC[part.into], let placed = placedARC[part.into],
+                let mine = placed[part.helper], mine * unplaced > 0
+            {
+                let all = placed.values.filter { $0 * unplaced > 0 }.reduce(0, +)
+                fromCalls += unplaced * mine / all
             }
             var amount = exclusive + fromCalls
             // run more often: the function's (priced as a changed call edge is, edgeTerms)

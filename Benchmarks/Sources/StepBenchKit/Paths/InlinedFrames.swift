@@ -92,7 +92,7 @@ enum InlinedFrames {
         let decoder = JSONDecoder()
         let answers = text.split(separator: "\n").compactMap { line -> (UInt64, [Frame])? in
             guard line.hasPrefix("{"), let found = try? decoder.decode(Answer.self, from: Data(line.utf8)),
-                let address = UInt64(found.address.dropFirst(2), radix: 16), found.symbol.count > 1
+                let address = UInt64(found.address.dropFirst(2), radix: 16), !found.symbol.isEmpty
             else { return nil }
             return (address, found.symbol)
         }
@@ -109,7 +109,11 @@ enum InlinedFrames {
     /// project's own code, a closure read as the function it is written in; its copy, the
     /// positions of the frames outside the outermost frame of that helper (where it was
     /// called). Nil when the helper is the containing function, or no frame of ours is inlined.
+    /// An address of the containing function's own with no source location (line 0): code the
+    /// optimizer made or moved (ARC's retains and releases, hoisted out of the helper they were
+    /// written in), ``unplaced``.
     static func site(of frames: [Frame], keys names: [String: String]) -> Site? {
+        if frames.count == 1, frames[0].line == 0 { return Site(helper: unplaced, instance: "") }
         guard frames.count > 1, let containing = frames.last else { return nil }
         func owner(_ frame: Frame) -> String { Self.owner(of: names[frame.functionName] ?? frame.functionName) }
         let outer = owner(containing)
@@ -122,6 +126,11 @@ enum InlinedFrames {
         let calledFrom = frames[(outermost + 1)...].map { "\($0.line ?? 0):\($0.column ?? 0)" }
         return Site(helper: helper, instance: calledFrom.joined(separator: "<"))
     }
+
+    /// The helper of the addresses without a source location (``site(of:keys:)``): not a
+    /// function; the attribution shares its changed retains and releases among the helpers that
+    /// gained theirs (``Comparison/chargingInlined``).
+    static let unplaced = "(no source location)"
 
     /// The function a key's code is written in: a closure's or a `defer` block's enclosing
     /// function (`closure in closure in f()` → `f()`, `$defer #1 <A>() in f()` → `f()`), any
