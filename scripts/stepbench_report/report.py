@@ -929,8 +929,11 @@ def mutant_section(results, folder) -> list[str]:
                   "|---|---|---|---|---|---|---|"]
         for a in moved:
             first = a["functions"][0]
+            into = first.get("inlinedInto")
+            inlined = f" (inlined into {len(into)} function{'s' if len(into) > 1 else ''})" if into else ""
             md.append(f"| `{name}` | {a['target']} `{a['design']}` | {a['baseline']:g} → {a['current']:g} | "
-                      f"`{_short(first['key'])}` | {100 * first['share']:.0f}% | {first['cause']} | {_what_changed(a)} |")
+                      f"`{_short(first['key'])}`{inlined} | {100 * first['share']:.0f}% | {first['cause']} | "
+                      f"{_what_changed(a)} |")
         top = moved[0]
         graph = f"flame-{''.join(c if c.isalnum() or c in '-_' else '_' for c in top['target'] + '_' + top['design'])}.svg"
         source = os.path.join(base, name, graph)

@@ -543,7 +543,12 @@ def test_a_kept_mutant_is_tabled_by_the_function_charged_first_and_its_flame_gra
                    "remainder": 0, "edges": [], "runtimeCalls": [], "change": "code changed",
                    "codeChanged": ["MutexSteppingSubscriber.receive(_:)"]}
     smaller = dict(attribution, target="deferred-more", baseline=1000, current=1010, change=None, codeChanged=None)
-    (folder / "mutants" / "mutex-retain.compare.json").write_text(json.dumps({"attributions": [smaller, attribution]}))
+    # a helper inlined into its callers is named with how many it was inlined into
+    inlined = dict(attribution, target="stale-promise", baseline=100, current=101, change=None, codeChanged=None,
+                   functions=[dict(attribution["functions"][0], key="MutexSteppingSubscriber.locked(_:)",
+                                   inlinedInto=["MutexSteppingSubscriber.receive(_:)", "MutexSteppingSubscriber.cancel()"])])
+    (folder / "mutants" / "mutex-retain.compare.json").write_text(
+        json.dumps({"attributions": [smaller, attribution, inlined]}))
     (folder / "mutants" / "mutex-retain" / "flame-sync-more_mutex.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
     out = tmp_path / "report"
     assert report.main([str(folder / "latest.json"), "--out", str(out)]) == 0
@@ -552,6 +557,8 @@ def test_a_kept_mutant_is_tabled_by_the_function_charged_first_and_its_flame_gra
     assert ("| `mutex-retain` | sync-more `mutex` | 976 → 1020 | `MutexSteppingSubscriber.receive(_:)` | 100% | "
             "its calls changed | code of `MutexSteppingSubscriber.receive(_:)` |") in text
     assert "| deferred-more `mutex` | 1000 → 1010 | `MutexSteppingSubscriber.receive(_:)` | 100% | its calls changed | — |" in text
+    assert ("| stale-promise `mutex` | 100 → 101 | `MutexSteppingSubscriber.locked(_:)` (inlined into 2 functions) | "
+            "100% |") in text
     assert "![mutex-retain: sync-more mutex](mutant-mutex-retain-flame-sync-more_mutex.svg)" in text
     assert (out / "mutant-mutex-retain-flame-sync-more_mutex.svg").exists()
     # without a kept mutant, no section
