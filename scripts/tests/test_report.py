@@ -565,3 +565,20 @@ def test_a_kept_mutant_is_tabled_by_the_function_charged_first_and_its_flame_gra
     shutil.rmtree(folder / "mutants")
     assert report.main([str(folder / "latest.json"), "--out", str(tmp_path / "plain")]) == 0
     assert "planted regression" not in (tmp_path / "plain" / "REPORT.md").read_text()
+
+
+def test_the_instruction_chart_shows_the_floors_it_draws(monkeypatch):
+    """On a log axis (the peers dwarf the designs) the floor lines lie inside the axis: floor-sync's
+    530 instructions sat below it, drawn in the legend only."""
+    from scripts.stepbench_report import charts
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "results", "intel-r-xeon-r-processor-2-80ghz-2c")
+    results = load([os.path.join(root, "latest.json"), os.path.join(root, "profile-latest.json")])
+    drawn = {}
+    monkeypatch.setattr(charts, "_save", lambda fig, path: drawn.setdefault("axes", fig.axes[0]))
+    charts.instruction_bars(results, "unused.svg")
+    ax = drawn["axes"]
+    assert ax.get_yscale() == "log"
+    low, high = ax.get_ylim()
+    floors = [line.get_ydata()[0] for line in ax.get_lines() if line.get_gid() in ("series-floor", "series-api-floor")]
+    assert len(floors) == 2
+    assert all(low < y < high for y in floors), (low, high, floors)
