@@ -3,6 +3,13 @@ import Testing
 
 @testable import StepBenchKit
 
+/// A callgrind dump part written as `text` to `folder/name`, read back.
+private func writtenDump(_ text: String, in folder: URL, name: String) throws -> CallgrindDump {
+    let url = folder.appendingPathComponent(name)
+    try text.write(to: url, atomically: true, encoding: .utf8)
+    return try CallgrindDump(contentsOf: url)
+}
+
 /// Whole profiles (every function, call edge and runtime call of a window pair) and the
 /// attribution of a moved count to the functions that moved it.
 @Suite("whole profiles and where a count went")
@@ -38,9 +45,7 @@ struct CallProfileTests {
             0x30 0 \(append)
             totals: \(step + retain + append)
             """
-        let url = folder.appendingPathComponent(name)
-        try text.write(to: url, atomically: true, encoding: .utf8)
-        return try CallgrindDump(contentsOf: url)
+        return try writtenDump(text, in: folder, name: name)
     }
 
     /// A whole profile from (key, exclusive, inclusive) functions and (caller, callee, calls,
@@ -158,9 +163,7 @@ struct CallProfileTests {
             0x30 0 \(retain)
             totals: \(step + helper + retain)
             """
-        let url = folder.appendingPathComponent(name)
-        try text.write(to: url, atomically: true, encoding: .utf8)
-        return try CallgrindDump(contentsOf: url)
+        return try writtenDump(text, in: folder, name: name)
     }
 
     @Test(
@@ -490,9 +493,7 @@ struct InlinedHelperTests {
             0x20 0 \((copies + 1) * retain)
             totals: \(receive + complete)
             """
-        let url = folder.appendingPathComponent(name)
-        try text.write(to: url, atomically: true, encoding: .utf8)
-        return try CallgrindDump(contentsOf: url)
+        return try writtenDump(text, in: folder, name: name)
     }
 
     /// Each copy's addresses, its instructions and its call site.
@@ -616,9 +617,7 @@ struct InlinedHelperTests {
             0x20 0 \(hoisted ? 2 * 5 * events : 0)
             totals: \(2 * each)
             """
-        let url = folder.appendingPathComponent(name)
-        try text.write(to: url, atomically: true, encoding: .utf8)
-        return try CallgrindDump(contentsOf: url)
+        return try writtenDump(text, in: folder, name: name)
     }
 
     @Test(
