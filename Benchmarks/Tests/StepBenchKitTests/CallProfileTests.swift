@@ -3,6 +3,21 @@ import Testing
 
 @testable import StepBenchKit
 
+/// The first lines of a callgrind dump part of the window `label` that counted `summary`
+/// instructions, in one object, `/bin/tool`.
+private func dumpHeader(_ label: String, summary: Int) -> String {
+    """
+    version: 1
+    part: 1
+    desc: Trigger: Client Request: stepbench-window \(label)
+    positions: instr line
+    events: Ir
+    summary: \(summary)
+    ob=/bin/tool
+    fl=???
+    """
+}
+
 /// A callgrind dump part written as `text` to `folder/name`, read back.
 private func writtenDump(_ text: String, in folder: URL, name: String) throws -> CallgrindDump {
     let url = folder.appendingPathComponent(name)
@@ -22,14 +37,7 @@ struct CallProfileTests {
     {
         let step = stepCost * events, calls = retains * events, retain = 5 * calls, append = 3 * events
         let text = """
-            version: 1
-            part: 1
-            desc: Trigger: Client Request: stepbench-window sync-more locked \(events)
-            positions: instr line
-            events: Ir
-            summary: \(step + retain + append)
-            ob=/bin/tool
-            fl=???
+            \(dumpHeader("sync-more locked \(events)", summary: step + retain + append))
             fn=step
             0x10 0 \(step)
             cob=/bin/tool
@@ -141,14 +149,7 @@ struct CallProfileTests {
     static func chain(events: Int, helpers: Int, in folder: URL, name: String) throws -> CallgrindDump {
         let calls = helpers * events, step = 4 * events, helper = 6 * calls, retain = 5 * calls
         let text = """
-            version: 1
-            part: 1
-            desc: Trigger: Client Request: stepbench-window sync-more locked \(events)
-            positions: instr line
-            events: Ir
-            summary: \(step + helper + retain)
-            ob=/bin/tool
-            fl=???
+            \(dumpHeader("sync-more locked \(events)", summary: step + helper + retain))
             fn=step
             0x10 0 \(step)
             cfn=helper
@@ -474,14 +475,7 @@ struct InlinedHelperTests {
         }
         let receive = 10 * events + copies * (4 * events + retain), complete = 10 * events + 4 * events + retain
         let text = """
-            version: 1
-            part: 1
-            desc: Trigger: Client Request: stepbench-window sync-more atomic \(events)
-            positions: instr line
-            events: Ir
-            summary: \(receive + complete)
-            ob=/bin/tool
-            fl=???
+            \(dumpHeader("sync-more atomic \(events)", summary: receive + complete))
             fn=receive
             0x40 0 \(10 * events)
             \(copy(at: 0x41))
@@ -601,14 +595,7 @@ struct InlinedHelperTests {
         }
         let each = 10 * events + 4 * events + 5 * n * events + (hoisted ? 5 * events : 0)
         let text = """
-            version: 1
-            part: 1
-            desc: Trigger: Client Request: stepbench-window sync-more atomic \(events)
-            positions: instr line
-            events: Ir
-            summary: \(2 * each)
-            ob=/bin/tool
-            fl=???
+            \(dumpHeader("sync-more atomic \(events)", summary: 2 * each))
             \(function("receive", 0x40))
             \(function("complete", 0x50))
             fn=swift_release
