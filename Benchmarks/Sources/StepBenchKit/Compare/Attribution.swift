@@ -355,33 +355,35 @@ extension Comparison {
         // ARC out of the helper it was written in, and its location with it), by function:
         // what their calls are charged, shared below among the helpers whose own retains and
         // releases changed the same way, in proportion.
-        var unplacedARC: [String: Double] = [:]
-        var placedARC: [String: [String: Double]] = [:]
+        // Each part's share of the changed call edges out of its function, by callee: the
+        // share its call sites made of the edge's Δcalls (at most all of it), at the edge's term.
+        var fromEdges: [String: [String: Double]] = [:]
         for name in Set(old.keys).union(new.keys) {
             guard let part = new[name] ?? old[name] else { continue }
             let c0 = Dictionary((old[name]?.calls ?? []).map { ($0.callee, $0.callsPerEvent) }, uniquingKeysWith: +)
             let c1 = Dictionary((new[name]?.calls ?? []).map { ($0.callee, $0.callsPerEvent) }, uniquingKeysWith: +)
-            for callee in Set(c0.keys).union(c1.keys) where isARC(callee) {
+            for callee in Set(c0.keys).union(c1.keys) {
                 guard let edge = terms[part.into + "\u{0}" + callee], edge.calls != 0 else { continue }
                 let share = min(max(((c1[callee] ?? 0) - (c0[callee] ?? 0)) / edge.calls, 0), 1)
+                fromEdges[name, default: [:]][callee] = edge.term * share
+            }
+        }
+        var unplacedARC: [String: Double] = [:]
+        var placedARC: [String: [String: Double]] = [:]
+        for (name, byCallee) in fromEdges {
+            guard let part = new[name] ?? old[name] else { continue }
+            for (callee, term) in byCallee where isARC(callee) {
                 if part.helper == InlinedFrames.unplaced {
-                    unplacedARC[part.into, default: 0] += edge.term * share
+                    unplacedARC[part.into, default: 0] += term
                 } else {
-                    placedARC[part.into, default: [:]][part.helper, default: 0] += edge.term * share
+                    placedARC[part.into, default: [:]][part.helper, default: 0] += term
                 }
             }
         }
         for name in Set(old.keys).union(new.keys) {
             guard let part = new[name] ?? old[name], part.helper != InlinedFrames.unplaced else { continue }
             let exclusive = (new[name]?.exclusivePerEvent ?? 0) - (old[name]?.exclusivePerEvent ?? 0)
-            let c0 = Dictionary((old[name]?.calls ?? []).map { ($0.callee, $0.callsPerEvent) }, uniquingKeysWith: +)
-            let c1 = Dictionary((new[name]?.calls ?? []).map { ($0.callee, $0.callsPerEvent) }, uniquingKeysWith: +)
-            var fromCalls = 0.0
-            for callee in Set(c0.keys).union(c1.keys) {
-                guard let edge = terms[part.into + "\u{0}" + callee], edge.calls != 0 else { continue }
-                let share = min(max(((c1[callee] ?? 0) - (c0[callee] ?? 0)) / edge.calls, 0), 1)
-                fromCalls += edge.term * share
-            }
+            var fromCalls = (fromEdges[name] ?? [:]).values.reduce(0, +)
             // its share of the function's unplaced retains and releases
             if let unplaced = unplacedARC[part.into], let placed = placedARC[part.into],
                 let mine = placed[part.helper], mine * unplaced > 0
