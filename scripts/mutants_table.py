@@ -37,8 +37,10 @@ def attributed(comparison: dict, design: str) -> str:
     code = f"; code changed in {', '.join(f'`{k[:60]}`' for k in changed[:3])}" if changed else ""
     into = first.get("inlinedInto")
     inlined = f"; inlined into {', '.join(f'`{k[:60]}`' for k in into[:3])}{', …' if len(into) > 3 else ''}" if into else ""
+    freed = first.get("freedIn")
+    freeing = f"; with the freeing of what it allocates, in {', '.join(f'`{k[:60]}`' for k in freed[:3])}" if freed else ""
     return (f"`{first['key'][:80]}` {100 * first['share']:.0f}% of {a['target']}'s "
-            f"{a['current'] - a['baseline']:+.1f} ({first['cause']}{inlined}{code})")
+            f"{a['current'] - a['baseline']:+.1f} ({first['cause']}{inlined}{freeing}{code})")
 
 
 def table(entries: list[tuple[str, int, str, dict]]) -> str:

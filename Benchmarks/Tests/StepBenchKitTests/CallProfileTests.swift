@@ -451,6 +451,73 @@ struct MachineCodeTests {
         #expect(text.contains("layout only (no function's code or calls changed)"), "\(text)")
         #expect(text.contains("its calls changed; code changed)"), "\(text)")
     }
+
+    /// `receive` allocating one object per event more, which `deinit`'s release frees; with
+    /// `freeing: false`, the object lives on (no destructor runs).
+    static func allocating(_ allocates: Bool, freeing: Bool = true, freer: String = "deinit") -> ResultsFile.CallProfile
+    {
+        let n = allocates ? 1.0 : 0, f = allocates && freeing ? 1.0 : 0
+        var p = CallProfileTests.profile(
+            [
+                ("receive", 10 + 2 * n, 10 + 32 * n), ("swift_allocObject", 30 * n, 30 * n),
+                (freer, 10, 10 + 60 * f), ("swift_release", 5 * f, 60 * f), ("_swift_release_dealloc", 5 * f, 55 * f),
+                ("Storage.deinit", 20 * f, 50 * f), ("swift_deallocClassInstance", 30 * f, 30 * f),
+            ],
+            [
+                ("receive", "swift_allocObject", n, 30 * n), (freer, "swift_release", f, 60 * f),
+                ("swift_release", "_swift_release_dealloc", f, 55 * f),
+                ("_swift_release_dealloc", "Storage.deinit", f, 50 * f),
+                ("Storage.deinit", "swift_deallocClassInstance", f, 30 * f),
+            ])
+        // one entry a function (the freer may be receive itself)
+        p.functions = Dictionary(grouping: p.functions.filter { $0.inclusivePerEvent > 0 }, by: \.key).map {
+            .init(
+                key: $0.key, exclusivePerEvent: $0.value.reduce(0) { $0 + $1.exclusivePerEvent },
+                inclusivePerEvent: $0.value.reduce(0) { $0 + $1.inclusivePerEvent })
+        }
+        p.edges = p.edges.filter { $0.callsPerEvent > 0 }
+        p.runtimeCalls = [
+            .init(kind: .allocation, callee: "swift_allocObject", caller: "receive", callsPerEvent: n),
+            .init(kind: .release, callee: "swift_release", caller: freer, callsPerEvent: f),
+            .init(
+                kind: .deallocation, callee: "swift_deallocClassInstance", caller: "Storage.deinit", callsPerEvent: f),
+        ].filter { $0.callsPerEvent > 0 }
+        return p
+    }
+
+    @Test("the freeing of what a function now allocates is charged to it, not to the release that frees it")
+    func test_attribution_chargesTheFreeingToTheAllocation() throws {
+        let before = Self.allocating(false), after = Self.allocating(true)
+        let a = try #require(Comparison.attribution("p", "d", 20, 112, before, after))
+        // receive: 2 of its own and the 30 of swift_allocObject; the deinit's release (5 of its
+        // own, 5 of _swift_release_dealloc's) and the destructor it runs (50): all receive's
+        let first = try #require(a.functions.first)
+        #expect(first.key == "receive" && abs(first.charged - 92) < 1e-9, "\(a.functions)")
+        #expect(first.freedIn == ["deinit"], "\(first)")
+        #expect(!a.functions.contains { $0.key == "deinit" && abs($0.charged) >= 0.01 }, "\(a.functions)")
+        #expect(abs(a.functions.reduce(0) { $0 + $1.charged } + a.remainder - 92) < 1e-9)
+        let text = try Comparison(
+            baselineCommit: "a", currentCommit: "b", minEffect: 0.05, decisionLevel: 0.99, noiseProfile: nil,
+            rows: [], attributions: [a]
+        ).render(.text)
+        #expect(text.contains("with the freeing of what it allocates, in deinit"), "\(text)")
+        // the other way round: the allocation taken out, its freeing goes with it
+        let back = try #require(Comparison.attribution("p", "d", 112, 20, after, before))
+        #expect(back.functions.first?.key == "receive" && abs((back.functions.first?.charged ?? 0) + 92) < 1e-9)
+    }
+
+    @Test("an allocation nobody frees per event, or freed where it is made, moves no charge")
+    func test_attribution_movesNoFreeingWithoutOne() throws {
+        let lives = try #require(
+            Comparison.attribution("p", "d", 20, 52, Self.allocating(false), Self.allocating(true, freeing: false)))
+        #expect(lives.functions.map(\.key) == ["receive"] && lives.functions[0].freedIn == nil, "\(lives.functions)")
+        // receive frees what it allocates: nothing to move, its charge is its own already
+        let own = try #require(
+            Comparison.attribution(
+                "p", "d", 20, 112, Self.allocating(false, freer: "receive"), Self.allocating(true, freer: "receive")))
+        #expect(own.functions.first?.key == "receive" && abs((own.functions.first?.charged ?? 0) - 92) < 1e-9)
+        #expect(own.functions.first?.freedIn == nil, "\(own.functions)")
+    }
 }
 
 /// A change made in a helper inlined into several functions: charged to the helper, not spread

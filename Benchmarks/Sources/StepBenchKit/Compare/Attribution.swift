@@ -75,6 +75,10 @@ extension Comparison {
             /// For a helper of the project's own inlined into others (``ResultsFile/CallProfile/Inlined``),
             /// the functions it was inlined into, whose charges its part left; nil otherwise.
             public var inlinedInto: [String]? = nil
+            /// For a function that allocates more (or fewer) objects per event, the functions
+            /// whose releases free them, whose charges the freeing left
+            /// (``Comparison/chargingFreedToAllocation(_:_:_:terms:)``); nil otherwise.
+            public var freedIn: [String]? = nil
         }
 
         /// Told from the two profiles alone: the calls into the function per event, and its
@@ -222,9 +226,11 @@ extension Comparison {
         guard abs(delta) >= attributionFloor || moved.contains(where: { abs($0.exclusive) >= attributionFloor }) else {
             return nil
         }
+        let terms = edgeTerms(a.edges, b.edges)
         if let partsA = a.inlined, let partsB = b.inlined {
-            moved = chargingInlined(moved, partsA, partsB, terms: edgeTerms(a.edges, b.edges))
+            moved = chargingInlined(moved, partsA, partsB, terms: terms)
         }
+        moved = chargingFreedToAllocation(moved, a, b, terms: terms)
         for i in moved.indices { moved[i].share = delta != 0 ? moved[i].charged / delta : 0 }
         moved.sort { abs($0.charged) != abs($1.charged) ? abs($0.charged) > abs($1.charged) : $0.key < $1.key }
         var listed: [Attribution.FunctionDelta] = []
@@ -438,6 +444,92 @@ extension Comparison {
                         key: name, exclusive: helper.exclusive, inclusive: helper.inclusive, charged: charged,
                         share: 0, cause: abs(helper.calls) >= 0.5 * abs(charged) ? .itsCalls : .costPerCall,
                         inlinedInto: into))
+            }
+        }
+        return answer
+    }
+
+    /// The runtime's function that runs an object's destructor when a release frees it.
+    static let releaseDealloc = "_swift_release_dealloc"
+
+    /// Whether `key` is the Swift runtime's or the C library's (not code a change is made in).
+    static func isRuntime(_ key: String) -> Bool {
+        key.hasPrefix("swift_") || key.hasPrefix("_swift_") || key.contains("swift::")
+            || ResultsFile.CallProfile.RuntimeKind(symbol: key) != nil
+    }
+
+    /// `moved` with the freeing of what a function now allocates charged to that function, the
+    /// allocation site, as a heap profiler charges an object's lifetime: a stored array
+    /// allocated in `receive(subscription:)` is freed by the deinit's release, whose code is
+    /// otherwise unchanged in intent, and the whole change is the allocation's. Callgrind cannot
+    /// tie a free to its allocation, so the model pairs counts: when the runtime's allocations
+    /// per event called from the project's (or the library's) code moved by n, and the objects
+    /// destroyed by a release (``releaseDealloc``'s changed call edges) moved the same way, the
+    /// freeing of up to n of them — their destructors (those edges' terms) and, for each, the
+    /// release's slow path (the exclusive instructions per call of `swift_release`, of
+    /// ``releaseDealloc`` and of its callers) — is taken from the functions that reach the
+    /// release through changed call edges, in proportion to their charges of the same sign (at
+    /// most those charges), and charged to the allocating functions, in proportion to their
+    /// Δallocations. An allocation freed in the function that made it moves nothing. Charges
+    /// only move, so they still sum to the same Δ.
+    static func chargingFreedToAllocation(
+        _ moved: [Attribution.FunctionDelta], _ a: ResultsFile.CallProfile, _ b: ResultsFile.CallProfile,
+        terms: [String: (caller: String, callee: String, term: Double, calls: Double)]
+    ) -> [Attribution.FunctionDelta] {
+        let threshold = ResultsFile.CallProfile.threshold
+        var allocations: [String: Double] = [:]
+        for (side, sign) in [(a, -1.0), (b, 1.0)] {
+            for call in side.runtimeCalls where call.kind == .allocation && !isRuntime(call.caller) {
+                allocations[call.caller, default: 0] += sign * call.callsPerEvent
+            }
+        }
+        let destroyers = terms.values.filter { $0.caller == releaseDealloc }
+        let destroyed = destroyers.reduce(0) { $0 + $1.calls }
+        let allocators = allocations.filter { $0.value * destroyed > 0 && abs($0.value) >= threshold }
+        let allocated = allocators.values.reduce(0, +)
+        guard abs(destroyed) >= threshold, !allocators.isEmpty else { return moved }
+        let matched = min(abs(destroyed), abs(allocated))
+        // the release's slow path, a call: priced on the side where the objects are destroyed
+        let side = destroyed > 0 ? b : a
+        func perCall(_ key: String) -> Double {
+            let calls = side.edges.filter { $0.callee == key && $0.caller != key }.reduce(0) { $0 + $1.callsPerEvent }
+            let exclusive = side.functions.first { $0.key == key }?.exclusivePerEvent ?? 0
+            return calls > 0 ? exclusive / calls : 0
+        }
+        let slowPath = Set(side.edges.filter { $0.callee == releaseDealloc }.map(\.caller))
+            .union(["swift_release", releaseDealloc]).reduce(0) { $0 + perCall($1) }
+        let destructors = destroyers.reduce(0) { $0 + $1.term }
+        let amount = destructors * matched / abs(destroyed) + (destroyed > 0 ? 1 : -1) * matched * slowPath
+        // the functions whose changed calls reach the release's destructors
+        var callers: [String: Set<String>] = [:]
+        for term in terms.values { callers[term.callee, default: []].insert(term.caller) }
+        var reaching: Set<String> = [], frontier = [releaseDealloc]
+        while let key = frontier.popLast() {
+            for caller in callers[key] ?? [] where reaching.insert(caller).inserted { frontier.append(caller) }
+        }
+        let sources = moved.filter {
+            reaching.contains($0.key) && allocators[$0.key] == nil && !isRuntime($0.key) && $0.charged * amount > 0
+        }
+        let available = sources.reduce(0) { $0 + $1.charged }
+        guard abs(available) >= threshold else { return moved }
+        let taken = abs(amount) < abs(available) ? amount : available
+        var answer = moved
+        let from = sources.map(\.key).sorted()
+        for source in sources {
+            if let i = answer.firstIndex(where: { $0.key == source.key }) {
+                answer[i].charged -= taken * source.charged / available
+            }
+        }
+        for (key, count) in allocators {
+            let charge = taken * count / allocated
+            if let i = answer.firstIndex(where: { $0.key == key }) {
+                answer[i].charged += charge
+                answer[i].freedIn = from
+            } else {
+                answer.append(
+                    .init(
+                        key: key, exclusive: 0, inclusive: 0, charged: charge, share: 0, cause: .itsCalls, freedIn: from
+                    ))
             }
         }
         return answer

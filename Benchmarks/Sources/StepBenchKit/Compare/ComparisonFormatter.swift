@@ -77,8 +77,10 @@ extension Comparison {
             for f in a.functions {
                 let code = f.codeChanged.map { $0 ? "; code changed" : "; same code" } ?? ""
                 let inlined = f.inlinedInto.map { "; inlined into " + $0.joined(separator: ", ") } ?? ""
+                let freed =
+                    f.freedIn.map { "; with the freeing of what it allocates, in " + $0.joined(separator: ", ") } ?? ""
                 lines.append(
-                    "    \(signed(f.charged)) (\(String(format: "%.0f%%", 100 * f.share))) \(f.key) (exclusive \(signed(f.exclusive)), inclusive \(signed(f.inclusive)); \(f.cause.rawValue)\(code)\(inlined))"
+                    "    \(signed(f.charged)) (\(String(format: "%.0f%%", 100 * f.share))) \(f.key) (exclusive \(signed(f.exclusive)), inclusive \(signed(f.inclusive)); \(f.cause.rawValue)\(code)\(inlined)\(freed))"
                 )
             }
             if !a.functions.isEmpty { lines.append("    \(signed(a.remainder)) remainder (functions not listed)") }
