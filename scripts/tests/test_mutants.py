@@ -62,3 +62,15 @@ def test_table_names_the_function_the_attribution_ranks_first():
     assert "`swift_retain` 83% of sync-more's +6.0 (called more often)" in line, line
     assert "elsewhere" not in line  # another design's attribution
     assert "| — |" in mt.table([("old", 60, "mutex", comparison())]).splitlines()[2]  # files without whole profiles
+
+
+def test_table_says_a_function_is_charged_with_the_freeing_of_what_it_allocates():
+    caught = comparison(("subscribe-complete", "locked", "instructions_per_event", 5132, 5649, "regression"))
+    caught["attributions"] = [
+        {"target": "subscribe-complete", "design": "locked", "baseline": 5132, "current": 5649, "remainder": 26.0,
+         "functions": [{"key": "Locked.receive(subscription:)", "exclusive": 23.0, "inclusive": 243.0, "share": 0.95,
+                        "cause": "its calls changed", "freedIn": ["Locked.__deallocating_deinit"]}],
+         "edges": [], "runtimeCalls": []}]
+    line = mt.table([("allocation", 77, "locked", caught)]).splitlines()[2]
+    assert ("`Locked.receive(subscription:)` 95% of subscribe-complete's +517.0 (its calls changed; with the freeing "
+            "of what it allocates, in `Locked.__deallocating_deinit`)") in line, line
