@@ -1,1 +1,1 @@
-"""StepBench performance reports: REPORT.md and SVG charts from results files, as `stepbench read` reads them."""
+"""StepBench performance reports: REPORT.md and SVG charts from results files, as `stepbench show document` reads them."""

@@ -9,7 +9,7 @@ A figure is written once, in the committed results; a document quotes it only in
     <!-- /figures:NAME -->
 
 whose content this command (re)writes from FILES (paths from the repository root; results and
-profile files as `stepbench read` reads them, or a conformance.md). NAME is one of RENDERERS.
+profile files as `stepbench show document` reads them, or a conformance.md). NAME is one of RENDERERS.
 The block's first line names its source: each file's commit and date. Every document is
 rewritten atomically (temporary file, then rename), and only when a block changed. A block
 naming a missing file or an unknown NAME, or one left open, is an error naming the document and
@@ -101,7 +101,7 @@ def _opened(document, index, match):
 
 
 class Sources:
-    """The files one block names, read as every command reads them (`stepbench read`), cached
+    """The files one block names, read as every command reads them (`stepbench show document`), cached
     across blocks: results files combined into one Results, a conformance.md by its table."""
 
     _cache: dict = {}
@@ -204,7 +204,7 @@ def peers(results):
 
 
 def ranking_pair(results, scenario, threads, metric, a, b):
-    """The tool's round-by-round comparison of designs `a` and `b` (`stepbench rank`), or None."""
+    """The tool's round-by-round comparison of designs `a` and `b` (`stepbench show ranking`), or None."""
     ranking = results.rankings.get((scenario, threads, metric, "all"))
     for p in (ranking or {}).get("pairs", []):
         if {p["faster"], p["slower"]} == {a, b}:
@@ -283,7 +283,7 @@ def measures(results, wide=False):
 
 
 def verdict_of(results, m):
-    """The tool's verdict of the question row `m` measures (`stepbench read`'s `verdicts`), or None."""
+    """The tool's verdict of the question row `m` measures (`stepbench show document`'s `verdicts`), or None."""
     return next((v for (sc, t, metric, _), v in results.verdicts.items()
                  if (sc, t, metric) == (m.scenario, m.threads, m.metric)), None) if m.metric else None
 
@@ -570,7 +570,7 @@ def render_api_split(sources):
 
 def render_api_targets(sources):
     """METHOD.md "Against the targets": each target of "What the API costs", met or not, as the
-    tool decides them (`stepbench read`'s `targets`: the limits are the tool's)."""
+    tool decides them (`stepbench show document`'s `targets`: the limits are the tool's)."""
     out = ["", "| target | now |", "|---|---|"]
     for t in sources.results.targets:
         out.append(f"| {t['target']} | {_target_cell(t)} |")

@@ -3,7 +3,7 @@
 Usage: scripts/history results/<machine-id>/ [--format text|markdown|json] [--output FILE]
                        [--noise FILE] [--min-effect FRACTION]
 
-Asks the tool for the folder's series and their change points (`stepbench series`: every
+Asks the tool for the folder's series and their change points (`stepbench history series`: every
 results and profile file in commit order, each series keyed by what it measures (scenario or
 path, design, threads, metric: the tool's MeasureKey) with what its numbers mean and where they
 moved), says what else changed at each change point, and draws. The series:
@@ -18,7 +18,7 @@ moved), says what else changed at each change point, and draws. The series:
 - each path's instructions_per_event, synchronising_instructions_per_event and allocations_per_event
   (profiles; the path's name in the scenario column): exact where the gate calls them exact.
 
-The change points are the tool's (`stepbench series`, its `detection` of each series; the
+The change points are the tool's (`stepbench history series`, its `detection` of each series; the
 method's constants under its `method`, printed on the last line here). Timing series:
 E-divisive means (Matteson & James 2014, the method of MongoDB's signal processing and of Apache
 Otava/Hunter) on log values, applied recursively; a split is tested on every order of its

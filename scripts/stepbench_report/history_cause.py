@@ -37,7 +37,7 @@ NOT_MEASURED = ("Benchmarks/Thresholds/", "Bench/Thresholds/", "Sources/StepBenc
 CODE = ("Sources/", "Benchmarks/Peers/", "Peers/", "Package.swift", "Package.resolved")
 
 # What each run's file says about how it measured, besides what the tool gives per point
-# (`stepbench series`: schema, preset, hand-off, elements): (section, key).
+# (`stepbench history series`: schema, preset, hand-off, elements): (section, key).
 FILE_SETTINGS = (("configuration", "repetitionBudget"), ("configuration", "warmup"), ("machine", "swiftVersion"),
                  ("machine", "allocator"), ("machine", "buildConfiguration"), ("machine", "kernel"))
 

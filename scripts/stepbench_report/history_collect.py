@@ -1,4 +1,4 @@
-"""scripts/history: a results folder as the tool reads it (`stepbench series`): its runs in commit
+"""scripts/history: a results folder as the tool reads it (`stepbench history series`): its runs in commit
 order, the files left out, and every series with what its numbers mean, its change points as the
 tool found them (and what each file says about how it measured). Nothing is derived here."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ def collect(folder, noise="default", min_effect=None):
     minimum effect searched with, the method's constants) of `folder`. noise: a profile's path,
     "default" for the folder's noise.json if any, or None for none; min_effect: None for the
     tool's default. Raises HistoryError with the tool's message."""
-    arguments = ["series", folder] + ([] if min_effect is None else ["--min-effect", str(min_effect)])
+    arguments = ["history", "series", folder] + ([] if min_effect is None else ["--min-effect", str(min_effect)])
     if noise is None:
         arguments.append("--no-noise")
     elif noise != "default":
@@ -48,7 +48,7 @@ def _file_settings(folder, name):
     """What the run's file says about how it measured beyond what the series give per point
     (FILE_SETTINGS), as the tool reads the file."""
     try:
-        data = ask("read", os.path.join(folder, name))["results"]
+        data = ask("show", "document", os.path.join(folder, name))["results"]
     except ToolError as e:
         raise HistoryError(str(e))
     return {key: data.get(section, {}).get(key) for section, key in FILE_SETTINGS}

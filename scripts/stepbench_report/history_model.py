@@ -11,7 +11,7 @@ class HistoryError(Exception):
 
 @dataclass
 class RunFile:
-    """One run of the history, as `stepbench series` lists it."""
+    """One run of the history, as `stepbench history series` lists it."""
     name: str
     kind: str               # "results" (it has rows) or "profile"
     has_profiles: bool

@@ -32,7 +32,7 @@ _FLOOR_RATIO = {"nsPerElement": "ratioToFloor", "latencyP50": "latencyP50RatioTo
 
 @dataclass
 class Contest:
-    """One question of the verdict as the tool's ranking (`stepbench rank`) decides it: `first`
+    """One question of the verdict as the tool's ranking (`stepbench show ranking`) decides it: `first`
     is the row of the ranking's first standing (lowest median); `decided` holds where the ranking
     names it best (separated round by round from every other row it ranked); `ties` and `ahead`
     are the ranking's own lists, drawn with each pair's interval."""
@@ -45,7 +45,7 @@ class Contest:
     #: The designs the tool's verdict finds equivalent to `first` within its margin (a decided
     #: tie), each drawn with its pair's interval.
     equivalent: list = field(default_factory=list)
-    #: The tool's verdict of the question (`stepbench read`'s `verdicts`), if it asked it.
+    #: The tool's verdict of the question (`stepbench show document`'s `verdicts`), if it asked it.
     verdict: dict | None = None
 
     def why_undecided(self):
@@ -128,7 +128,7 @@ def floor_row(results, row):
 
 
 def _below_floor_entry(results, row, key):
-    """The tool's entry for `row` below its own floor on `key` (`stepbench read`'s
+    """The tool's entry for `row` below its own floor on `key` (`stepbench show document`'s
     `belowFloor`), or None when it is not below."""
     return results.below_floor.get((row["scenario"], row["design"], row["threads"], _RANKED[key]))
 
@@ -971,7 +971,7 @@ def _num(v):
 def bridge_section(results) -> list[str]:
     """Each peer's cost split into its library (its direct row: the same library on the same
     upstream with no stepper contract) and its bridge to the stepper contract (the peer minus
-    its direct row), as the tool computes it (`stepbench read`'s bridges)."""
+    its direct row), as the tool computes it (`stepbench show document`'s bridges)."""
     if not results.bridges:
         return []
 
@@ -997,7 +997,7 @@ def bridge_section(results) -> list[str]:
 def plain_section(results) -> list[str]:
     """Each peer's direct row beside its library in a plain program (as its users write it, on
     `(0..<n).publisher`), and, where the two differ by more than the tool's margin, what the
-    difference is made of, from the rows the run measured (`stepbench read`'s plains)."""
+    difference is made of, from the rows the run measured (`stepbench show document`'s plains)."""
     if not results.plains:
         return []
     md = ["## The direct rows beside a plain program", "",

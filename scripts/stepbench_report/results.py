@@ -1,4 +1,4 @@
-"""Results files as the tool reads them (`stepbench read`), and what the report asks of them."""
+"""Results files as the tool reads them (`stepbench show document`), and what the report asks of them."""
 from dataclasses import dataclass, field
 
 from . import tool
@@ -40,12 +40,12 @@ class Results:
     path_rows: list = field(default_factory=list)
     #: `stepbench profile`'s split of each design's instructions per event (the API's part, the design's)
     cost_splits: list = field(default_factory=list)
-    #: the tool's rankings (`stepbench rank`) of each file by (scenario, threads, metric, field:
+    #: the tool's rankings (`stepbench show ranking`) of each file by (scenario, threads, metric, field:
     #: "all", "designs" without the peers, "asynchronous"), each with its decision (first, best,
     #: ties, ahead); a later file's replace an earlier's
     rankings: dict = field(default_factory=dict)
     #: the tool's fewest exact instructions of each profiled scenario by (scenario, field)
-    #: (`stepbench read`'s `fewest`: decided unless another design counts as few)
+    #: (`stepbench show document`'s `fewest`: decided unless another design counts as few)
     fewest: dict = field(default_factory=dict)
     #: the design targets of "What the API costs", each decided by the tool (`targets`)
     targets: list = field(default_factory=list)
@@ -57,13 +57,13 @@ class Results:
     #: `machine` is the first file's with rows, and a combined report draws from every file
     machines: list = field(default_factory=list)
     #: each peer's split into its library (its direct row) and its bridge to the stepper contract,
-    #: as the tool computes it (`stepbench read`'s `bridges`)
+    #: as the tool computes it (`stepbench show document`'s `bridges`)
     bridges: list = field(default_factory=list)
     #: each peer's direct row beside its plain program and the parts of their difference
-    #: (`stepbench read`'s `plains`)
+    #: (`stepbench show document`'s `plains`)
     plains: list = field(default_factory=list)
     #: the tool's answer to each question of the run by (scenario, threads, metric, field)
-    #: (`stepbench read`'s `verdicts`: winner, equivalent within the margin, open or alone)
+    #: (`stepbench show document`'s `verdicts`: winner, equivalent within the margin, open or alone)
     verdicts: dict = field(default_factory=dict)
     #: the equivalence margin the verdicts use (the tool's `equivalenceMargin`)
     equivalence_margin: float | None = None
@@ -145,7 +145,7 @@ def load(paths):
     except tool.ToolError as e:
         raise ResultsError(f"the tool's catalog: {e}")
     try:
-        document = tool.ask("read", *paths)
+        document = tool.ask("show", "document", *paths)
     except tool.ToolError as e:
         raise ResultsError(str(e))
     data = document["results"]
@@ -171,6 +171,6 @@ def load(paths):
 def _machine(path):
     """One file's machine fingerprint, as the tool reads the file alone."""
     try:
-        return tool.ask("read", path)["results"]["machine"]
+        return tool.ask("show", "document", path)["results"]["machine"]
     except tool.ToolError as e:
         raise ResultsError(str(e))

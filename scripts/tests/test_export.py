@@ -1,4 +1,4 @@
-"""`stepbench export` round-trips: what each format writes parses back to the fixture's figures.
+"""`stepbench show export` round-trips: what each format writes parses back to the fixture's figures.
 Needs the stepbench binary: scripts/test runs this after `swift test` built Benchmarks/.build/debug/stepbench
 (or set STEPBENCH_BIN)."""
 import csv
@@ -25,7 +25,7 @@ def stepbench():
 
 
 def export(fmt, *extra):
-    done = subprocess.run([stepbench(), "export", "--format", fmt, *extra, FIXTURE], capture_output=True, text=True)
+    done = subprocess.run([stepbench(), "show", "export", "--format", fmt, *extra, FIXTURE], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -81,11 +81,11 @@ def test_influx_line_protocol_round_trips():
 
 
 def test_bad_input_is_a_clear_error(tmp_path):
-    done = subprocess.run([stepbench(), "export", "--format", "xml", FIXTURE], capture_output=True, text=True)
+    done = subprocess.run([stepbench(), "show", "export", "--format", "xml", FIXTURE], capture_output=True, text=True)
     assert done.returncode == 1 and all(f"'{name}'" in done.stderr for name in ("csv", "github-action-benchmark", "influx"))
     bad = tmp_path / "old.json"
     bad.write_text('{"schema": "stepbench/0"}')
-    done = subprocess.run([stepbench(), "export", "--format", "csv", str(bad)], capture_output=True, text=True)
+    done = subprocess.run([stepbench(), "show", "export", "--format", "csv", str(bad)], capture_output=True, text=True)
     assert done.returncode == 1 and "old.json" in done.stderr and "stepbench/1" in done.stderr
 
 
@@ -104,7 +104,7 @@ def test_every_export_carries_the_exact_counts_of_profiles_and_paths():
                  for p in data["profiles"]})
 
     def run(fmt):
-        done = subprocess.run([stepbench(), "export", "--format", fmt, path], capture_output=True, text=True)
+        done = subprocess.run([stepbench(), "show", "export", "--format", fmt, path], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         return done.stdout
     rows = list(csv.DictReader(io.StringIO(run("csv"))))
@@ -133,7 +133,7 @@ def test_every_export_carries_the_exact_counts_of_profiles_and_paths():
     assert all(got[k] == pytest.approx(v, rel=1e-12) for k, v in want.items())
 
 
-@pytest.mark.parametrize("command", [["export", "--format", "csv"], ["rank"], ["read"], ["machine"]])
+@pytest.mark.parametrize("command", [["show", "export", "--format", "csv"], ["show", "ranking"], ["show", "document"], ["show", "machine"]])
 def test_a_folder_means_its_latest_json_in_every_command_that_reads_one_file(tmp_path, command):
     """As `compare` and `read` always took it: a folder names its latest.json (issue 51), with
     the same output as the file itself."""

@@ -26,11 +26,11 @@ FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 NOISE_PATH = os.path.join(FIXTURES, "noise.json")
 NOISE = json.load(open(NOISE_PATH))
 SVG = "{http://www.w3.org/2000/svg}"
-MIN_EFFECT = 0.05  # the tool's default (`stepbench series`: defaultMinEffect), what scripts/history uses
+MIN_EFFECT = 0.05  # the tool's default (`stepbench history series`: defaultMinEffect), what scripts/history uses
 
 
 def detect(series, min_effect=MIN_EFFECT, sigmas=None):
-    """The tool's search (`stepbench detect`) over `series`, each (key, exact, drift σ or None,
+    """The tool's search (`stepbench history detect`) over `series`, each (key, exact, drift σ or None,
     tolerance or None, values, per-run logs or None): its answer, the method's constants and one
     outcome per series."""
     request = {"minEffect": min_effect, "series": [
@@ -38,7 +38,7 @@ def detect(series, min_effect=MIN_EFFECT, sigmas=None):
         for key, exact, drift, tolerance, values, logs in series]}
     if sigmas is not None:
         request["sigmas"] = sigmas
-    done = subprocess.run([stepbench(), "detect", "-"], input=json.dumps(request), capture_output=True, text=True,
+    done = subprocess.run([stepbench(), "history", "detect", "-"], input=json.dumps(request), capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

@@ -1,4 +1,4 @@
-"""A real InfluxDB round trip of `stepbench export --format influx`.
+"""A real InfluxDB round trip of `stepbench show export --format influx`.
 
 Starts Debian's `influxd` (InfluxDB 1.6.7; scripts/test installs the `influxdb` package) on
 127.0.0.1 with its own temporary config, folders and free ports, writes the fixture's export
@@ -153,7 +153,7 @@ def influx(tmp_path_factory):
 
 
 def export(path):
-    done = subprocess.run([stepbench(), "export", "--format", "influx", path], capture_output=True, text=True)
+    done = subprocess.run([stepbench(), "show", "export", "--format", "influx", path], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -164,8 +164,8 @@ def epoch_ns(created_at):
 
 
 def machine_id(path):
-    """The fixture's machine kind, as the tool names it (`stepbench machine FILE`)."""
-    done = subprocess.run([stepbench(), "machine", path], capture_output=True, text=True)
+    """The fixture's machine kind, as the tool names it (`stepbench show machine FILE`)."""
+    done = subprocess.run([stepbench(), "show", "machine", path], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

@@ -1,4 +1,4 @@
-"""`stepbench agree`: package-benchmark's malloc counts against stepbench's jemalloc counts, from
+"""`stepbench gate agree`: package-benchmark's malloc counts against stepbench's jemalloc counts, from
 the real command (the suite's benchmarks, their threads, elements and tolerances are this build's
 catalog's)."""
 import copy
@@ -40,7 +40,7 @@ def write_results(tmp_path, rows, name="run.json"):
 
 
 def agree(*arguments):
-    return subprocess.run([stepbench(), "agree", *arguments], capture_output=True, text=True, timeout=120)
+    return subprocess.run([stepbench(), "gate", "agree", *arguments], capture_output=True, text=True, timeout=120)
 
 
 def test_counts_over_the_same_window_agree_and_timing_dependent_ones_are_skipped(tmp_path):

@@ -108,7 +108,7 @@ def test_update_writes_the_block_and_then_nothing(tmp_path):
 def with_direct_rows(tmp_path, share):
     """The committed run with a direct row per peer, written as a file the tool reads: a copy of
     the peer's per-element row in the tool's direct scenario, every time scaled by 1 / (1 + share),
-    so that the tool's split (`stepbench read`'s bridges) gives each bridge `share` of its direct row."""
+    so that the tool's split (`stepbench show document`'s bridges) gives each bridge `share` of its direct row."""
     plain = load([str(ROOT / LATEST)])
     data = json.loads((ROOT / LATEST).read_text())
     scenario = plain.role("perElementScenario")

@@ -251,7 +251,7 @@ def test_cost_splits_are_tabled_as_the_tool_wrote_them(tmp_path):
 
 def test_a_peers_bridge_is_tabled_as_the_tool_splits_it(tmp_path):
     """A design with a direct row (the tool's direct scenario) gets its library and bridge
-    tabled from `stepbench read`'s split: here a direct row at half the per-element row's time,
+    tabled from `stepbench show document`'s split: here a direct row at half the per-element row's time,
     so the bridge is 100% of it. Without direct rows there is no such section."""
     data = json.load(open(FIXTURE))
     catalog = json.loads(subprocess.run([tool.binary(), "list", "--format", "json"], capture_output=True,
@@ -303,7 +303,7 @@ def test_the_conformance_table_beside_the_results_and_excluded_rows_are_reported
 
 
 def test_the_verdict_calls_a_tie_where_the_tools_rounds_do_not_separate(tmp_path):
-    """The tie is the tool's (`stepbench rank`: round-by-round ratios, 95% interval), not the
+    """The tie is the tool's (`stepbench show ranking`: round-by-round ratios, 95% interval), not the
     summaries': the summaries are left as they are, only the repetitions change."""
     data = json.load(open(FIXTURE))
     rows = [r for r in data["rows"] if r["scenario"] == "sync-step" and r["status"] == "ok"]

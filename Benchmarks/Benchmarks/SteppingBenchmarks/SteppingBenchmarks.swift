@@ -3,7 +3,7 @@
 // code. package-benchmark counts allocations with malloc-interposer; this binary does not link
 // jemalloc. Each scenario's own `Meter` opens and closes package-benchmark's measurement
 // (`startMeasurement()`/`stopMeasurement()`), so both tools count allocations over exactly the
-// same window, and `stepbench agree` (run by scripts/regress) checks that they agree.
+// same window, and `stepbench gate agree` (run by scripts/regress) checks that they agree.
 //
 //   swift package benchmark                                   run and print
 //   swift package benchmark thresholds check --path Thresholds/<machine-id>

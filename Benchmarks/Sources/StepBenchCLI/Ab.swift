@@ -13,7 +13,7 @@ extension StepBench {
                 Each process is `BUILD run` of the abtest protocol, spelt out so that an older build \
                 runs it too (`run --protocol abtest`: every scenario a design's synchronisation \
                 moves, with its floor, at 2 threads, the suite's element counts). Pairs run A B, B A, … in \
-                batches; after each batch the session looks (`stepbench paired --looks`) and stops once \
+                batches; after each batch the session looks (`stepbench compare --paired --looks`) and stops once \
                 every row is decided, at the first regression, after --looks looks, or when another look \
                 would spend --budget. With --noise: --pairs pairs of the timing protocol (`run --protocol \
                 timing --repetitions 41`, spelt out too), written as a profile of interleaved runs (`stepbench noise \

@@ -5,15 +5,26 @@ import StepBenchKit
 extension StepBench {
     struct Compare: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Compare two results files (or folders with latest.json): ratio, 95% CI, verdict per metric.",
+            abstract:
+                "Compare two results files (or folders with latest.json): ratio, 95% CI, verdict per metric; with --paired, processes that ran in adjacent pairs.",
             discussion:
-                "Exit status: 0 no regression, 2 regression, 1 usage error (missing, unreadable or wrong-schema file).")
+                "Exit status: 0 no regression, 2 regression, 1 usage error (missing, unreadable or wrong-schema file); with --paired also 5, some row still inconclusive (more pairs could decide it)."
+        )
 
-        @Argument(help: "Baseline results file, or a folder holding latest.json.")
-        var baseline: String
+        @Argument(
+            help: ArgumentHelp(
+                "The baseline and the current results file (a folder: its latest.json); with --paired, A1 B1 A2 B2 … (at least 3 pairs).",
+                valueName: "files"))
+        var files: [String]
 
-        @Argument(help: "Current results file, or a folder holding latest.json.")
-        var current: String
+        @Flag(
+            help:
+                "The files are A and B processes that ran in adjacent pairs (scripts/abtest), A the baseline: each row's primary metric decided on the Student-t interval of the mean log ratio over the pairs, rows sharing the family-wise 1% by Holm, divided by --looks when a session looks more than once."
+        )
+        var paired = false
+
+        @Option(help: "With --paired: the most looks the session may take (each look is decided at 1%/looks).")
+        var looks: Int?
 
         @OptionGroup var effect: MinEffectOption
 
@@ -41,7 +52,31 @@ extension StepBench {
                 valueName: "folder"))
         var flameGraphs: String?
 
+        func validate() throws {
+            if paired {
+                try Paired.check(files: files, looks: looks ?? 1)
+                let others = [
+                    exactOnly ? "--exact-only" : nil, noise != nil ? "--noise" : nil, noNoise ? "--no-noise" : nil,
+                    flameGraphs != nil ? "--flame-graphs" : nil,
+                ].compactMap { $0 }
+                guard others.isEmpty else {
+                    throw ValidationError(
+                        "--paired decides timing rows pair by pair: \(others.joined(separator: ", ")) not with it")
+                }
+                return
+            }
+            guard files.count == 2 else {
+                throw ValidationError(
+                    "give two files, BASELINE CURRENT (or --paired A1 B1 A2 B2 …); got \(files.count)")
+            }
+            if looks != nil { throw ValidationError("--looks is for --paired") }
+        }
+
         func run() throws {
+            if paired {
+                return try Paired.compare(files: files, looks: looks ?? 1, minEffect: effect.minEffect, format: format)
+            }
+            let (baseline, current) = (self.files[0], self.files[1])
             let files = try [baseline, current].map { try ResultsFile.read(resultsURL($0)) }
             try Comparison.checkToolchains(baseline: files[0], current: files[1])
             let machineID = files[1].machine.machineID

@@ -5,7 +5,8 @@ import StepBenchKit
 extension StepBench {
     struct Detect: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change points of series given as JSON: the search `stepbench series` runs on a folder's.",
+            abstract:
+                "Change points of series given as JSON: the search `stepbench history series` runs on a folder's.",
             discussion: """
                 The input (a file, or - for standard input): {"minEffect": 0.05, "sigmas": 4, "series": \
                 [{"key": "sync-step|atomic|1|ns_per_element_vs_floor", "exact": false, "driftSD": 0.01, \
@@ -35,7 +36,7 @@ extension StepBench {
             }
             let request: ChangePoints.Request
             do { request = try ChangePoints.Request(json: data) } catch {
-                throw ResultsError("\(input): not a detect request (\(error)); see `stepbench help detect`")
+                throw ResultsError("\(input): not a detect request (\(error)); see `stepbench help history detect`")
             }
             var method = ChangePoints.Method()
             if let sigmas = request.sigmas { method.sigmas = sigmas }

@@ -18,8 +18,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
             "bad input or a failure (unknown names, bad counts, unreadable or wrong-schema files, unwritable "
                 + "outputs, a tool that could not run)"
         case .slower:
-            "slower: `compare`, `paired`, `ab` or `gate check` found a regression, `conform` a design that "
-                + "breaks a rule it does not declare, `agree` measurements that disagree"
+            "slower: `compare`, `ab` or `gate check` found a regression, `conform` a design that breaks a rule "
+                + "it does not declare, `gate agree` measurements that disagree"
         case .verificationFailed:
             "a scenario failed its own verification (`run`, and the runs of `ab` and `gate`; a results file "
                 + "written marks it)"
@@ -27,7 +27,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
             "a design crashed or hung its measuring process (`run`, `profile`; the file marks the row and "
                 + "holds every other)"
         case .undecided:
-            "undecided: `paired` or `ab` left rows inconclusive (more pairs, or a larger budget, decide them)"
+            "undecided: `compare --paired` or `ab` left rows inconclusive (more pairs, or a larger budget, decide them)"
         }
     }
 

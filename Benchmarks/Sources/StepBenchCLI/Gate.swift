@@ -11,7 +11,7 @@ extension StepBench {
                 "The CI gate's deterministic checks: measure a build's exact counts, decide, keep the thresholds.",
             discussion:
                 "scripts/regress and scripts/mutants call these; they ask this build's catalog what to measure (`stepbench list --format json`), so the scripts never do. Exit status: 0 no regression, 2 regression (or a scenario that failed its verification), 1 bad input or a failure to measure.",
-            subcommands: [Check.self, Measure.self, Thresholds.self])
+            subcommands: [Check.self, Measure.self, Thresholds.self, Agree.self])
     }
 }
 
@@ -140,7 +140,7 @@ extension StepBench.Gate {
                 --base-tool measured here and now (`compare --exact-only`'s rows). With --thresholds: \
                 3. the package-benchmark suite (--package) against those threshold files (mallocCountTotal \
                 of the benchmarks with exact counts); 4. package-benchmark's malloc-interposer counts \
-                against stepbench's jemalloc counts (`stepbench agree`). Each step prints its table; the \
+                against stepbench's jemalloc counts (`stepbench gate agree`). Each step prints its table; the \
                 last lines say which failed. Run it in this build's checkout.
                 """)
 

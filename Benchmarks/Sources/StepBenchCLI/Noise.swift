@@ -3,8 +3,18 @@ import Foundation
 import StepBenchKit
 
 extension StepBench {
+    /// `stepbench noise`: a machine's timing noise, measured (default) and checked.
     struct Noise: ParsableCommand {
         static let configuration = CommandConfiguration(
+            abstract:
+                "A machine's timing noise: measure a noise profile from A/A runs (default), or calibrate the detector on one.",
+            subcommands: [NoiseMeasure.self, Calibrate.self],
+            defaultSubcommand: NoiseMeasure.self)
+    }
+
+    struct NoiseMeasure: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "measure",
             abstract:
                 "Measure this machine's timing noise from A/A runs (one build, one configuration, separate processes) into a noise profile for `compare --noise`.",
             discussion:

@@ -5,6 +5,7 @@ import StepBenchKit
 extension StepBench {
     struct Rank: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "ranking",
             abstract:
                 "Rank the designs of one run on each question: which is fastest, and whether the next ones tie with it.",
             discussion:

@@ -5,10 +5,11 @@ import StepBenchKit
 extension StepBench {
     struct Read: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "document",
             abstract:
                 "Print results files as one JSON document, read as every command reads them: what scripts/report draws.",
             discussion:
-                "Each file is checked (its schema and shape; an error names the file and the problem). Several are combined by `merge --combine --across-builds`'s rule, the one compare and the gate use: each row, profile and path measured by one file only (two that measured the same are refused, naming both); the machine, configuration and time are the first file's with rows. The document holds the combined file (`results`), the catalog it was written with (`catalog`), its machine kind (`machineID`), each file's rankings (`rankings`, as `stepbench rank` makes them: one file's rounds are never paired with another's) each peer's split into its library (its direct row) and its bridge to the stepper contract (`bridges`), the fewest exact instructions of each profiled scenario (`fewest`: decided unless another design counts as few) the design targets of docs/METHOD.md, each decided (`targets`), and every row below its own floor with its cause (`belowFloor`: a harness defect, counts the floor exceeds it by, an interval that reaches the floor, else unexplained and not decided)."
+                "Each file is checked (its schema and shape; an error names the file and the problem). Several are combined by `merge --combine --across-builds`'s rule, the one compare and the gate use: each row, profile and path measured by one file only (two that measured the same are refused, naming both); the machine, configuration and time are the first file's with rows. The document holds the combined file (`results`), the catalog it was written with (`catalog`), its machine kind (`machineID`), each file's rankings (`rankings`, as `stepbench show ranking` makes them: one file's rounds are never paired with another's) each peer's split into its library (its direct row) and its bridge to the stepper contract (`bridges`), the fewest exact instructions of each profiled scenario (`fewest`: decided unless another design counts as few) the design targets of docs/METHOD.md, each decided (`targets`), and every row below its own floor with its cause (`belowFloor`: a harness defect, counts the floor exceeds it by, an interval that reaches the floor, else unexplained and not decided)."
         )
 
         @Argument(

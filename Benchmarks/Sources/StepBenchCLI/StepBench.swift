@@ -13,24 +13,14 @@ public struct StepBench: ParsableCommand {
             commandName: executableName,
             abstract: "Measure the stepping-subscriber designs: throughput, latency, allocations.",
             discussion: "Exit status, the same in every command:\n" + ExitStatus.table,
-            // the hidden children the tool starts itself
-            subcommands: [Child.self, TortureChild.self, ConformRuleChild.self],
+            // the hidden children the tool starts itself, and the old names of moved commands
+            subcommands: [Child.self, TortureChild.self, ConformRuleChild.self] + renamed,
             // by purpose, as `stepbench help` lists them
             groupedSubcommands: [
-                CommandGroup(
-                    name: "Measure",
-                    subcommands: [Run.self, Profile.self, Conform.self]),
-                CommandGroup(
-                    name: "Read",
-                    subcommands: [List.self, Read.self, Export.self, Machine.self, Merge.self]),
-                CommandGroup(
-                    name: "Decide",
-                    subcommands: [
-                        Compare.self, Rank.self, Paired.self, Ab.self, Gate.self, Noise.self, Calibrate.self,
-                        Agree.self,
-                    ]),
-                CommandGroup(
-                    name: "History", subcommands: [Series.self, Detect.self]),
+                CommandGroup(name: "Measure", subcommands: [Run.self, Profile.self, Conform.self, Ab.self]),
+                CommandGroup(name: "Read", subcommands: [List.self, Show.self, Merge.self]),
+                CommandGroup(name: "Decide", subcommands: [Compare.self, Noise.self, Gate.self]),
+                CommandGroup(name: "History", subcommands: [History.self]),
             ])
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 @_spi(StepBench) import SteppingConformance
 
-/// Change points of a history's series (`stepbench series`, `stepbench detect`): where a row's
+/// Change points of a history's series (`stepbench history series`, `stepbench history detect`): where a row's
 /// numbers moved between commits. scripts/history draws them and says what else changed there.
 /// A module of its own, compiled optimised even in a debug build (the tests search thousands of
 /// series; unoptimised, the sorts and the permutation tests took minutes).
@@ -64,7 +64,7 @@ public enum ChangePoints {
         public var changePoints: [Found]
     }
 
-    /// The change points of a series given by its parts (`stepbench detect`).
+    /// The change points of a series given by its parts (`stepbench history detect`).
     public static func detect(
         key: String, exact: Bool, relative: Double?, absolute: Double?, driftSD: Double?, values: [Double],
         logs: [[Double]], minEffect: Double, method: Method = Method()
@@ -311,7 +311,7 @@ public enum ChangePoints {
         return ~crc
     }
 
-    /// `stepbench detect`'s input: series given by their parts.
+    /// `stepbench history detect`'s input: series given by their parts.
     public struct Request: Sendable {
         public struct Series: Sendable {
             public var key: String

@@ -77,7 +77,10 @@ struct CommandLineTests {
     @Test("--min-effect is one option, checked once: every command that takes it refuses the same values the same way")
     func test_cli_minEffectIsCheckedAlikeEverywhere() {
         let commands: [[String]] = [
-            ["compare", "a.json", "b.json"], ["paired", "a", "b", "c", "d", "e", "f"], ["series", "."],
+            ["compare", "a.json", "b.json"], ["compare", "--paired", "a", "b", "c", "d", "e", "f"],
+            ["history", "series", "."], ["history", "."],
+            // the old names, which run the new commands
+            ["paired", "a", "b", "c", "d", "e", "f"], ["series", "."],
         ]
         for command in commands {
             for bad in ["0", "-0.1", "10", "nan"] {
@@ -88,6 +91,20 @@ struct CommandLineTests {
             }
             #expect(message(command + ["--min-effect", "0.1"]) == nil, "\(command[0]) refuses --min-effect 0.1")
         }
+    }
+
+    @Test("compare takes two files, or with --paired three pairs and none of the two-file options")
+    func test_cli_compareChecksItsFilesByMode() {
+        #expect(message(["compare", "a.json"])?.contains("give two files, BASELINE CURRENT") == true)
+        #expect(message(["compare", "a", "b", "c"])?.contains("give two files, BASELINE CURRENT") == true)
+        #expect(message(["compare", "a", "b", "--looks", "2"])?.contains("--looks is for --paired") == true)
+        #expect(message(["compare", "--paired", "a", "b"])?.contains("at least 3 pairs; got 2 file(s)") == true)
+        #expect(
+            message(["compare", "--paired", "a", "b", "c", "d", "e", "f", "--looks", "0"])?.contains(
+                "--looks must be at least 1") == true)
+        let m = message(["compare", "--paired", "a", "b", "c", "d", "e", "f", "--exact-only", "--no-noise"])
+        #expect(m?.contains("--exact-only, --no-noise not with it") == true, "\(m ?? "accepted")")
+        #expect(message(["compare", "--paired", "a", "b", "c", "d", "e", "f", "--looks", "3"]) == nil)
     }
 
     @Test func test_cli_unwritableOutputIsRejectedBeforeMeasuring() throws {

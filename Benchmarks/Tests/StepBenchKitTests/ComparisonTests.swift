@@ -254,7 +254,7 @@ struct InstructionComparisonTests {
     }
 }
 
-@Suite("stepbench rank: designs of one run, round by round")
+@Suite("stepbench show ranking: designs of one run, round by round")
 struct RankingTests {
     /// sync-step rows of `designs`, repetition r of each `base[r] × factor`.
     static func file(_ rows: [(Subject, Double, [Double])]) -> ResultsFile {

@@ -5,9 +5,9 @@ import Testing
 @testable import StepBenchCLI
 @testable import StepBenchKit
 
-/// `stepbench calibrate` on noise profiles made here, with fixed seeds: small enough for the
+/// `stepbench noise calibrate` on noise profiles made here, with fixed seeds: small enough for the
 /// test command, and independent of the committed profiles (a refreshed results/ cannot break
-/// it). The full calibration of the measured profiles (1,000 trials) is `stepbench calibrate`'s
+/// it). The full calibration of the measured profiles (1,000 trials) is `stepbench noise calibrate`'s
 /// own job, run by scripts/regress --update-baseline into results/<machine-id>/calibration.json.
 @Suite("The timing detector, calibrated on synthetic noise")
 struct DetectorTests {
@@ -83,7 +83,7 @@ struct DetectorTests {
         #expect(throws: ResultsError.self) { try DetectorCalibration.run(p, name: "floors", trials: 100) }
     }
 
-    @Test("stepbench calibrate writes the calibration atomically and exits 1 when a demand is not met")
+    @Test("stepbench noise calibrate writes the calibration atomically and exits 1 when a demand is not met")
     func test_cli_calibrateWritesItsFileEvenWhenItFails() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("calibrate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

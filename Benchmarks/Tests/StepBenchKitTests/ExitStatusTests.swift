@@ -46,6 +46,13 @@ struct ExitStatusTests {
         let help = StepBench.helpMessage(columns: 1000)
         for group in groups { #expect(help.contains("\(group.name.uppercased()) SUBCOMMANDS:"), "\(group.name)") }
         for name in grouped { #expect(help.contains("\n  \(name) "), "\(name) not in the help") }
+        #expect(grouped.count <= 12, "\(grouped.count) top-level commands: \(grouped)")
+        // the old names run their new commands, hidden from the help
+        for old in StepBench.renamed {
+            #expect(!old.configuration.shouldDisplay, "\(old.oldName)")
+            #expect(!help.contains("\n  \(old.oldName) "), "\(old.oldName) is listed")
+            #expect(!grouped.contains(old.oldName), "\(old.oldName) is a command and an old name")
+        }
     }
 
     @Test("the README prints the same table")

@@ -5,7 +5,7 @@ import Testing
 @testable import StepBenchScenarios
 
 /// Every export format round-trips: parsing back what was written gives the same figures.
-@Suite("stepbench export formats")
+@Suite("stepbench show export formats")
 struct ExportTests {
     let file = ResultsFileTests.sample()
     var metrics: [Exporter.Figure] { Exporter.figures(file) }

@@ -5,9 +5,9 @@ import Testing
 @testable import StepBenchKit
 @testable import StepBenchScenarios
 
-/// `stepbench series`: a results folder read as a history, and what each series' numbers are.
+/// `stepbench history series`: a results folder read as a history, and what each series' numbers are.
 /// (scripts/tests/test_history.py runs the command end to end through scripts/history.)
-@Suite("stepbench series: runs in order, series with their meaning")
+@Suite("stepbench history series: runs in order, series with their meaning")
 struct HistorySeriesTests {
     /// A file older than the catalog, holding `floorScenario` as the floor of every scenario.
     static func legacy(floor floorScenario: ScenarioKind, staleStormThreads: Int) -> ResultsFile {

@@ -2,7 +2,7 @@ import Foundation
 import StepBenchScenarios
 
 extension Comparison {
-    /// An A/B of adjacent processes, analysed as pairs (`stepbench paired`, `scripts/abtest`):
+    /// An A/B of adjacent processes, analysed as pairs (`stepbench compare --paired`, `scripts/abtest`):
     /// process i of A and process i of B ran back to back, so drift of the machine hits both
     /// alike. For each row both sides measured, its primary metric (``ScenarioKind/primaryMetric``)
     /// is taken per process (the median of its repetitions); the statistic is the log of B's over

@@ -4,7 +4,7 @@ import StepBenchScenarios
 @_spi(StepBench) import SteppingConformance
 
 /// How `stepbench compare`'s timing detector behaves on one noise profile: synthetic A/A and
-/// A/B comparisons drawn from the profile's measured noise (`stepbench calibrate`, run by
+/// A/B comparisons drawn from the profile's measured noise (`stepbench noise calibrate`, run by
 /// `scripts/regress --update-baseline` and `scripts/abtest --update-noise` after they write a
 /// profile, into results/<machine-id>/calibration.json).
 ///
@@ -194,7 +194,7 @@ public struct DetectorCalibration: Codable, Equatable, Sendable {
 }
 
 extension DetectorCalibration {
-    /// `stepbench calibrate`'s output file: one calibration per noise profile.
+    /// `stepbench noise calibrate`'s output file: one calibration per noise profile.
     public struct File: Codable, Equatable, Sendable {
         public static let currentSchema = "stepbench-calibration/1"
         public var schema = currentSchema

@@ -1,7 +1,7 @@
 import Foundation
 import StepBenchScenarios
 
-/// package-benchmark's malloc counts against stepbench's jemalloc counts (`stepbench agree`, a
+/// package-benchmark's malloc counts against stepbench's jemalloc counts (`stepbench gate agree`, a
 /// step of the CI gate). Both tools run the same scenarios and count allocations over the same
 /// window (the scenario's meter opens and closes package-benchmark's measurement). For every
 /// benchmark of the suite whose allocation count the code fixes, its `mallocCountTotal` (the p90
@@ -109,7 +109,7 @@ public struct MallocAgreement: Codable, Equatable, Sendable {
         return MallocAgreement(rows: result)
     }
 
-    /// The table `stepbench agree` prints, and its last line.
+    /// The table `stepbench gate agree` prints, and its last line.
     public var text: String {
         let header =
             "benchmark".padding(toLength: 24, withPad: " ", startingAt: 0)

@@ -1,14 +1,14 @@
 import Foundation
 import StepBenchScenarios
 
-/// The designs of one run ranked on one question (`stepbench rank`): one (scenario, threads)
+/// The designs of one run ranked on one question (`stepbench show ranking`): one (scenario, threads)
 /// and a timing metric, every design and peer that measured it, by median, with every pair
 /// compared round by round.
 ///
 /// A run measures a scenario's designs in the same rounds, in one block, seconds apart (see
 /// ``BenchmarkRunner``), so repetition *r* of one design and repetition *r* of another saw the
 /// same machine: the log of their ratio per round cancels the drift between rounds, as
-/// `stepbench paired` does between processes. A pair's ratio is the geometric mean of its
+/// `stepbench compare --paired` does between processes. A pair's ratio is the geometric mean of its
 /// rounds' ratios, its interval the 95% Student-t interval of their mean log; the faster of two
 /// is *separated* from the slower when that interval lies wholly above 1 (and the pair is
 /// *reversed* when it lies wholly below: the slower by median is faster round by round). The

@@ -23,7 +23,7 @@ public struct HistorySeries: Codable, Equatable, Sendable {
     /// Timing series: the between-run drift σ of the folder's noise profile (nil: none measured).
     public var driftSD: Double?
     public var points: [Point]
-    /// What the change-point search found (``ChangePoints``): filled in by `stepbench series`.
+    /// What the change-point search found (``ChangePoints``): filled in by `stepbench history series`.
     public var detection: ChangePoints.Outcome? = nil
 
     public struct Point: Codable, Equatable, Sendable {

@@ -3,7 +3,7 @@ import StepBenchScenarios
 @_spi(StepBench) import SteppingConformance
 
 /// A results folder (results/<machine-id>/) read as a history: its results and profile files in
-/// commit order, and the files left out with why (`stepbench series`, read by scripts/history).
+/// commit order, and the files left out with why (`stepbench history series`, read by scripts/history).
 ///
 /// Left out: copies of another file (latest.json, profile-latest.json repeat a time-named one),
 /// noise profiles and calibrations, the gate's baselines (their own elements and repetitions),

@@ -1,7 +1,7 @@
 import Foundation
 import StepBenchChangePoints
 
-/// `stepbench series`'s output (schema `stepbench-series/1`): a results folder's runs in history
+/// `stepbench history series`'s output (schema `stepbench-series/1`): a results folder's runs in history
 /// order, the files left out, the noise profile used and every series, each with what its
 /// numbers mean (exact or timing, tolerance, drift) and its change points (``ChangePoints``,
 /// with the method's constants). scripts/history says what else changed at each and draws; it

@@ -1,7 +1,7 @@
 import Foundation
 import StepBenchScenarios
 
-/// A row measured below its own floor, and why (`stepbench read`'s `belowFloor`). No design can
+/// A row measured below its own floor, and why (`stepbench show document`'s `belowFloor`). No design can
 /// beat doing nothing, so such a number is never printed without its cause, which is decided
 /// here, in this order: the tool flags the row as a harness defect (said beside any cause); the
 /// floor's row is not in the file (unexplained); the floor counted more of some count per unit of

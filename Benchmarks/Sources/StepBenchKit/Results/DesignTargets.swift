@@ -3,7 +3,7 @@ import StepBenchScenarios
 @_spi(Measurement) import Stepping
 
 /// The targets of "What the API costs" (docs/METHOD.md, "Against the targets"), each decided on
-/// a run's files: the limits are written here once, and `stepbench read` hands each verdict to
+/// a run's files: the limits are written here once, and `stepbench show document` hands each verdict to
 /// the report, which lays it out. A target a file does not measure has no verdict (`met` nil).
 public struct DesignTarget: Encodable, Equatable, Sendable {
     /// What a target limits, and so which figures its verdict carries.

@@ -17,7 +17,7 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
     public var machineID: String { Self.machineID(cpuModel: cpuModel, cores: cores) }
 
     /// The one formula of a machine kind's name (`results/<machine-id>/`; scripts ask
-    /// `stepbench machine` for it).
+    /// `stepbench show machine` for it).
     public static func machineID(cpuModel: String, cores: Int) -> String {
         let slug = cpuModel.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }
         let collapsed = String(slug).split(separator: "-").joined(separator: "-")
