@@ -152,7 +152,7 @@ extension ResultsFile {
             }
         }
 
-        /// What a reader of the whole run needs of it (`stepbench show document`, which the report asks):
+        /// What a reader of the whole run needs of it (`stepbench read`, which the report asks):
         /// the `functions` most expensive functions, no edges, and per kind of runtime call its
         /// `callers` busiest callers and one entry, caller ``otherCallers``, for the rest, so
         /// that each kind's total stays whole; still conserving (what is left out is
