@@ -3,7 +3,7 @@ import Foundation
 import StepBenchKit
 
 extension StepBench {
-    /// The arguments of the old `stepbench compare --paired` (now `compare --paired`, ``PairedRenamed``),
+    /// The arguments of the old `stepbench paired` (now `compare --paired`, ``PairedRenamed``),
     /// and the paired comparison both run.
     struct Paired: ParsableCommand {
         static let configuration = CommandConfiguration(
