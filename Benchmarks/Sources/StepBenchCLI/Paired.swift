@@ -4,13 +4,9 @@ import StepBenchKit
 
 extension StepBench {
     /// The arguments of the old `stepbench paired` (now `compare --paired`, ``PairedRenamed``),
-    /// and the paired comparison both run.
+    /// and the paired comparison both run. It is no command of the tree: the old name's help and
+    /// configuration are ``PairedRenamed``'s.
     struct Paired: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "paired",
-            abstract: "Compare A and B processes that ran in adjacent pairs: each row's primary metric, pair by pair.",
-            shouldDisplay: false)
-
         @Argument(help: "Results files (a folder: its latest.json), A1 B1 A2 B2 … (at least 3 pairs).")
         var files: [String]
 
