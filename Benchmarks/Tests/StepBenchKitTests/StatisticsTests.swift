@@ -37,6 +37,28 @@ struct StatisticsTests {
         #expect(Statistics.bootstrapMedianCI([4]) == (4, 4))
     }
 
+    @Test func test_bootstrap_isResamplingAndSortingToTheBit() {
+        // The interval counts draws per rank instead of sorting each resample: it must equal,
+        // exactly, resampling into an array and taking its median (what results files hold).
+        func resampled(_ values: [Double], resamples: Int, seed: UInt64) -> (low: Double, high: Double) {
+            var rng = SplitMix64(seed: seed)
+            var medians: [Double] = []
+            var sample = values
+            for _ in 0..<resamples {
+                for i in sample.indices { sample[i] = values[Int(rng.next() % UInt64(values.count))] }
+                medians.append(Statistics.median(sample))
+            }
+            return (Statistics.quantile(medians, 0.025), Statistics.quantile(medians, 0.975))
+        }
+        var rng = SplitMix64(seed: 3)
+        for n in 2...40 {
+            // ties on purpose: values from a few levels, in random order
+            let values = (0..<n).map { _ in 100 + Double(rng.next() % UInt64(1 + n / 3)) * 0.5 }
+            let counted = Statistics.bootstrapMedianCI(values, resamples: 300, seed: UInt64(n))
+            #expect(counted == resampled(values, resamples: 300, seed: UInt64(n)), "n = \(n): \(values)")
+        }
+    }
+
     @Test func test_bootstrap_coversTrueMedianMostOfTheTime() {
         // Samples of 11 from a known distribution (median 100): a 95% interval should cover
         // the true median in roughly 95% of 200 trials; accept 85%–100%.
@@ -72,13 +94,8 @@ struct StatisticsTests {
         #expect(abs(masses.reduce(0, +) - 1) < 1e-9)
         let (low, high) = MedianBootstrap.ratioInterval(
             baseline: MedianBootstrap(a), current: MedianBootstrap(b), tail: 0.025)
-        var ratios: [Double] = []
-        var sa = a, sb = b
-        for _ in 0..<20_000 {
-            for i in sa.indices { sa[i] = a[Int(rng.next() % 41)] }
-            for i in sb.indices { sb[i] = b[Int(rng.next() % 41)] }
-            ratios.append(Statistics.median(sb) / Statistics.median(sa))
-        }
+        let ma = Statistics.resampledMedians(a, resamples: 20_000, rng: &rng)
+        let ratios = zip(Statistics.resampledMedians(b, resamples: 20_000, rng: &rng), ma).map { $0 / $1 }
         let mcLow = Statistics.quantile(ratios, 0.025), mcHigh = Statistics.quantile(ratios, 0.975)
         #expect(
             abs(low / mcLow - 1) < 0.004 && abs(high / mcHigh - 1) < 0.004,

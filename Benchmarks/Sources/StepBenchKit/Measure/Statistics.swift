@@ -47,13 +47,38 @@ public enum Statistics {
         precondition(!values.isEmpty, "confidence interval of no values")
         guard values.count > 1 else { return (values[0], values[0]) }
         var rng = SplitMix64(seed: seed)
+        let medians = resampledMedians(values, resamples: resamples, rng: &rng)
+        return (quantile(medians, 0.025), quantile(medians, 0.975))
+    }
+
+    /// The medians of `resamples` resamples of `values` with replacement, drawn from `rng`.
+    ///
+    /// A resample's median depends only on how often each value was drawn: this counts the draws
+    /// per rank (in sorted order) and walks the counts to the ⌈n/2⌉-th, O(n) a resample and no
+    /// sort. The draws are the same, in the same order, as resampling into an array and sorting
+    /// it, so every median is the same to the bit (a test holds it to that).
+    static func resampledMedians(
+        _ values: [Double], resamples: Int, rng: inout SplitMix64
+    ) -> [Double] {
+        let n = values.count
+        let order = values.indices.sorted { values[$0] < values[$1] }
+        let sorted = order.map { values[$0] }
+        var rank = [Int](repeating: 0, count: n)
+        for (r, i) in order.enumerated() { rank[i] = r }
+        let middle = (n - 1) / 2  // the ⌈n/2⌉-th, counted from 0
+        var counts = [Int](repeating: 0, count: n)
         var medians: [Double] = []
         medians.reserveCapacity(resamples)
-        var sample = [Double](repeating: 0, count: values.count)
         for _ in 0..<resamples {
-            for i in sample.indices { sample[i] = values[Int(rng.next() % UInt64(values.count))] }
-            medians.append(median(sample))
+            for r in 0..<n { counts[r] = 0 }
+            for _ in 0..<n { counts[rank[Int(rng.next() % UInt64(n))]] += 1 }
+            var r = 0, drawn = counts[0]
+            while drawn <= middle {
+                r += 1
+                drawn += counts[r]
+            }
+            medians.append(sorted[r])
         }
-        return (quantile(medians, 0.025), quantile(medians, 0.975))
+        return medians
     }
 }
