@@ -37,14 +37,9 @@ extension StepBench {
         )
         var exactOnly = false
 
-        @Option(
-            help:
-                "Noise profile of this machine kind (from `stepbench noise`): widens each timing interval by the between-run drift it measured. Default: the noise.json beside the current file, else results/<machine-id>/noise.json (its machine kind) under the working directory, when either exists. Timing rows the profile does not cover say no-drift-estimate instead of regression."
-        )
-        var noise: String?
-
-        @Flag(help: "Use no noise profile, not even the committed one: no timing row can then be called a regression.")
-        var noNoise = false
+        @OptionGroup var noiseChoice: NoiseOption
+        var noise: String? { noiseChoice.noise }
+        var noNoise: Bool { noiseChoice.noNoise }
 
         @Option(
             help: ArgumentHelp(
@@ -55,10 +50,9 @@ extension StepBench {
         func validate() throws {
             if paired {
                 try Paired.check(files: files, looks: looks ?? 1)
-                let others = [
-                    exactOnly ? "--exact-only" : nil, noise != nil ? "--noise" : nil, noNoise ? "--no-noise" : nil,
-                    flameGraphs != nil ? "--flame-graphs" : nil,
-                ].compactMap { $0 }
+                let others =
+                    [exactOnly ? "--exact-only" : nil].compactMap { $0 } + noiseChoice.given
+                    + [flameGraphs != nil ? "--flame-graphs" : nil].compactMap { $0 }
                 guard others.isEmpty else {
                     throw ValidationError(
                         "--paired decides timing rows pair by pair: \(others.joined(separator: ", ")) not with it")

@@ -20,20 +20,13 @@ extension StepBench {
         @Argument(help: "A results folder, e.g. results/<machine-id>/.")
         var folder: String
 
-        @Option(help: "Noise profile for the drift allowances (default: the folder's noise.json, if any).")
-        var noise: String?
-
-        @Flag(help: "No drift allowances (no timing change can then be called).")
-        var noNoise = false
+        @OptionGroup var noiseChoice: NoiseOption
 
         @OptionGroup var effect: MinEffectOption
 
-        func validate() throws {
-            if noNoise && noise != nil { throw ValidationError("give --noise or --no-noise, not both") }
-        }
-
         func run() throws {
-            let choice: SeriesFile.Noise = noNoise ? .none : noise.map { .profile($0) } ?? .folderDefault
+            let choice: SeriesFile.Noise =
+                noiseChoice.noNoise ? .none : noiseChoice.noise.map { .profile($0) } ?? .folderDefault
             print(try JSONOutput.string(SeriesFile.make(folder: folder, noise: choice, minEffect: effect.minEffect)))
         }
     }

@@ -107,6 +107,16 @@ struct CommandLineTests {
         #expect(message(["compare", "--paired", "a", "b", "c", "d", "e", "f", "--looks", "3"]) == nil)
     }
 
+    @Test("--noise and --no-noise are one option group: each command that takes them refuses both")
+    func test_cli_noiseAndNoNoiseAreRefusedTogether() {
+        for command in [["compare", "a", "b"], ["history", "series", "results"], ["series", "results"]] {
+            let m = message(command + ["--noise", "n.json", "--no-noise"])
+            #expect(m?.contains("give --noise or --no-noise, not both") == true, "\(command): \(m ?? "accepted")")
+            #expect(message(command + ["--no-noise"]) == nil, "\(command)")
+            #expect(message(command + ["--noise", "n.json"]) == nil, "\(command)")
+        }
+    }
+
     @Test func test_cli_unwritableOutputIsRejectedBeforeMeasuring() throws {
         let m = message(["run", "--allow-debug", "--output", "/proc/stepbench/results.json"])
         #expect(m?.contains("--output") == true, "\(m ?? "accepted")")
