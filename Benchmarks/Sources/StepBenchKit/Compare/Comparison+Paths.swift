@@ -76,8 +76,15 @@ extension Comparison {
     /// How far two builds' instruction counts of one design may lie apart and still be the same
     /// code: ``instructionTolerance`` (0.5%), unless the design's traits declare their own
     /// (``SteppingDesign/Traits/instructionTolerance``: a count that follows where the binary's
-    /// code lies).
+    /// code lies); a design whose counts follow the schedule at least 5%.
     static func instructionTolerance(design: Subject) -> Double {
-        design.design?.traits.instructionTolerance ?? instructionTolerance
+        instructionTolerance(traits: design.design?.traits)
+    }
+
+    /// The tolerance of a design with `traits` (nil: a floor): its own or the gate's, and at
+    /// least ``scheduleInstructionTolerance`` when its counts follow the schedule.
+    static func instructionTolerance(traits: SteppingDesign.Traits?) -> Double {
+        let declared = traits?.instructionTolerance ?? instructionTolerance
+        return traits?.countsFollowTheSchedule == true ? max(declared, scheduleInstructionTolerance) : declared
     }
 }
