@@ -87,11 +87,13 @@ class History:
         return [(s, c) for s, c in self.change_points(code=True) if c.direction == "regression"]
 
 
-def analyse(folder, noise_path="default", min_effect=None):
+def analyse(folder, noise_path="default", min_effect=None, series=None):
     """The history of a results folder. noise_path: a noise profile, "default" for the folder's
-    noise.json when it exists, or None for none; min_effect: None for the tool's default.
+    noise.json when it exists, or None for none; min_effect: None for the tool's default; series:
+    the tool's series of the folder when already asked for (`stepbench show report` holds them).
     Raises HistoryError on bad input (the tool's message: it checks --min-effect too)."""
-    files, skipped, series, noise_path, machine_id, min_effect, method = collect(folder, noise_path, min_effect)
+    files, skipped, series, noise_path, machine_id, min_effect, method = collect(folder, noise_path, min_effect,
+                                                                                 data=series)
     notes = []
     if noise_path is None:
         notes.append("no noise profile: no timing row has a drift estimate, so no timing change is called "

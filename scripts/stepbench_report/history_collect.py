@@ -3,33 +3,34 @@ order, the files left out, and every series with what its numbers mean, its chan
 tool found them (and what each file says about how it measured). Nothing is derived here."""
 from __future__ import annotations
 
-import os
-
 from .history_cause import FILE_SETTINGS
 from .history_model import ChangePoint, HistoryError, RunFile, Series
 from .tool import ToolError, ask
 
 
-def collect(folder, noise="default", min_effect=None):
+def collect(folder, noise="default", min_effect=None, data=None):
     """(runs, skipped, series with their change points, the noise profile used, machine id, the
     minimum effect searched with, the method's constants) of `folder`. noise: a profile's path,
     "default" for the folder's noise.json if any, or None for none; min_effect: None for the
-    tool's default. Raises HistoryError with the tool's message."""
-    arguments = ["history", "series", folder] + ([] if min_effect is None else ["--min-effect", str(min_effect)])
-    if noise is None:
-        arguments.append("--no-noise")
-    elif noise != "default":
-        arguments += ["--noise", noise]
-    try:
-        data = ask(*arguments)
-    except ToolError as e:
-        raise HistoryError(str(e))
+    tool's default; data: the tool's answer when already asked (`stepbench history series` of the
+    folder with the defaults). Raises HistoryError with the tool's message."""
+    if data is None:
+        arguments = ["history", "series", folder] + ([] if min_effect is None else ["--min-effect", str(min_effect)])
+        if noise is None:
+            arguments.append("--no-noise")
+        elif noise != "default":
+            arguments += ["--noise", noise]
+        try:
+            data = ask(*arguments)
+        except ToolError as e:
+            raise HistoryError(str(e))
     runs = [RunFile(name=r["file"], kind=r["kind"], has_profiles=r["hasProfiles"], schema=r["schema"],
                     commit=r["commit"], dirty=r["dirty"], created_at=r["createdAt"],
                     commit_time=None if r.get("commitTime") is None else float(r["commitTime"]),
                     ordered_by=r["orderedBy"], index=i)
             for i, r in enumerate(data["runs"])]
-    settings = [_file_settings(folder, r.name) for r in runs]
+    # what each file says about how it measured, as the tool read it (FILE_SETTINGS)
+    settings = [{key: (r.get("settings") or {}).get(key) for _, key in FILE_SETTINGS} for r in data["runs"]]
     series = [Series(scenario=s["scenario"], design=s["design"], threads=s["threads"], metric=s["metric"],
                      exact=s["exact"], tolerance=s.get("tolerance"), drift_sd=s.get("driftSD"),
                      points=[(runs[p["run"]], p["value"], p.get("logs")) for p in s["points"]],
@@ -43,12 +44,3 @@ def collect(folder, noise="default", min_effect=None):
               for s in data["series"]]
     return runs, data["skipped"], series, data.get("noiseProfile"), data["machineId"], data["minEffect"], data["method"]
 
-
-def _file_settings(folder, name):
-    """What the run's file says about how it measured beyond what the series give per point
-    (FILE_SETTINGS), as the tool reads the file."""
-    try:
-        data = ask("show", "document", os.path.join(folder, name))["results"]
-    except ToolError as e:
-        raise HistoryError(str(e))
-    return {key: data.get(section, {}).get(key) for section, key in FILE_SETTINGS}

@@ -7,7 +7,6 @@ renamed into place only when everything was written. Bad input writes nothing.
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from . import charts, figures, history, tool
-from .results import ResultsError, load
+from .results import ResultsError, load_report
 
 def _fmt_ns(v):
     return f"{v:,.0f} ns" if v >= 100 else f"{v:.1f} ns"
@@ -440,60 +439,6 @@ def cost_section(results, folder, winners) -> list[str]:
     return md + [""]
 
 
-_RUN_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{6}Z\.json$")
-
-
-#: What a run's configuration must share with an earlier run for the two to be compared: the
-#: same preset, threads, warm-up, elements and repetition budget (the repetitions and the order
-#: seed only change how much was sampled).
-_SAME_SETTINGS = ("preset", "threads", "warmup", "elementsOverride", "repetitionBudget", "handoff")
-
-
-def _is_ancestor(older, newer):
-    """Whether commit `older` is `newer` or an ancestor of it (False when git cannot tell)."""
-    done = subprocess.run(["git", "-C", tool.ROOT, "merge-base", "--is-ancestor", older, newer], capture_output=True)
-    return done.returncode == 0
-
-
-def previous_run(results):
-    """The run this one is compared with in its folder (the history `scripts/bench` keeps: a
-    time-stamped file per run, `profile-<time>.json` beside it): among the runs created before
-    this one with the same settings (``_SAME_SETTINGS``), the newest made on a clean tree at
-    this run's commit or an ancestor of it, else the newest of them; with its profile when there
-    is one; None when there is none."""
-    folder = os.path.dirname(os.path.abspath(results.paths[0]))
-    mine = {os.path.realpath(p) for p in results.paths}
-    head = (results.machines[0] if results.machines else results.machine).get("gitCommit", "")
-    def settings_of(configuration):  # files written before the preset was named say "profile"
-        c = dict(configuration or {})
-        c.setdefault("preset", c.get("profile"))
-        return {k: c.get(k) for k in _SAME_SETTINGS}
-    settings = settings_of(results.configuration)
-    candidates = []
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if not _RUN_FILE.match(name) or os.path.realpath(path) in mine:
-            continue
-        try:
-            with open(path) as f:
-                data = json.load(f)
-        except (OSError, ValueError):
-            continue  # not a results file this report can read: it is not the history's
-        created = data.get("createdAt")
-        if not created or created >= results.created_at:
-            continue
-        if settings_of(data.get("configuration")) != settings:
-            continue
-        machine = data.get("machine") or {}
-        clean = not machine.get("gitDirty") and _is_ancestor(machine.get("gitCommit", ""), head)
-        candidates.append((clean, created, path))
-    if not candidates:
-        return None
-    best = max(candidates)[2]
-    profile = os.path.join(folder, "profile-" + os.path.basename(best))
-    return [best] + ([profile] if os.path.exists(profile) else [])
-
-
 def lineage(base_commit, head_commit):
     """Words on what lies between a baseline's commit and this run's: how many commits, and
     whether measured code changed (``figures.measured_changes``); None when git cannot tell."""
@@ -512,52 +457,24 @@ def lineage(base_commit, head_commit):
     return f"{n} commit{'' if n == 1 else 's'} before this run's; {code}"
 
 
-def _one_file(paths, work):
-    """`paths` as one results file: itself, or their combination (`stepbench merge --combine`)."""
-    if len(paths) == 1:
-        return paths[0]
-    out = os.path.join(work, f"combined-{len(os.listdir(work))}.json")
-    tool.text("merge", "--combine", "--across-builds", *paths, "--output", out)
-    return out
-
-
-def _against(args, results):
-    """What this run is compared with: the baseline given, else the previous run of its folder's
-    history; (files, words for them), or None when there is neither."""
-    if args.baseline:
-        return [args.baseline], f"the baseline {os.path.relpath(args.baseline)}"
-    base = previous_run(results)
-    return (base, f"the previous run, {os.path.relpath(base[0])}") if base else None
-
-
-def _compare(base, results, fmt):
-    """`stepbench compare --format FMT` of `base` (files, combined) against this run (its files
-    combined: timing and exact counts alike), with the noise profile beside the results when
-    there is one; the tool's output."""
-    noise = os.path.join(os.path.dirname(os.path.abspath(results.paths[0])), "noise.json")
-    with tempfile.TemporaryDirectory() as work:
-        try:
-            old, new = _one_file(base, work), _one_file(results.paths, work)
-            return tool.text("compare", "--format", fmt, *(["--noise", noise] if os.path.exists(noise) else ["--no-noise"]),
-                             old, new, statuses=(0, 2))
-        except tool.ToolError as e:
-            raise ResultsError(f"stepbench compare: {e}")
-
-
 def comparison(args, results):
     """This run against the baseline given, else the previous run of its folder's history, as
     `stepbench compare` decides it: (words naming what it was compared with, the tool's JSON
     document, what lies between the two commits in words or None), or None when there is
-    nothing to compare with."""
-    against = _against(args, results)
-    if against is None:
+    nothing to compare with. The tool chose the run and compared it in the call that read the
+    files (`stepbench show report`): among the runs created before this one with the same preset,
+    threads, warm-up, elements, repetition budget and hand-off, the newest made on a clean tree at
+    this run's commit or an ancestor of it, else the newest of them, with its profile when there
+    is one; each side's files combined, with the noise profile beside the results when there is one."""
+    report = results.report or {}
+    if "comparison" not in report:
         return None
-    try:
-        document = json.loads(_compare(against[0], results, "json"))
-    except ValueError as e:
-        raise ResultsError(f"stepbench compare wrote no JSON ({e})")
+    against = report["against"]
+    words = (f"the previous run, {os.path.relpath(against[0])}" if report["againstPrevious"]
+             else f"the baseline {os.path.relpath(args.baseline)}")
+    document = report["comparison"]
     head = (results.machines[0] if results.machines else results.machine).get("gitCommit")
-    return against[1], document, lineage(document.get("baselineCommit"), head)
+    return words, document, lineage(document.get("baselineCommit"), head)
 
 
 def _shown(r):
@@ -768,13 +685,9 @@ def conformance_section(results) -> list[str]:
     """The rule × design table of the conformance verdict `scripts/conformance` wrote beside the
     results file (conformance.json), when there is one, read through the tool (`stepbench conform
     --from`, which gives each cell its word); the failures stay in conformance.md beside it."""
-    path = os.path.join(os.path.dirname(os.path.abspath(results.paths[0])), "conformance.json")
-    if not os.path.exists(path):
+    verdict = (results.report or {}).get("conformance")
+    if verdict is None:
         return []
-    try:
-        verdict = json.loads(tool.text("conform", "--from", path, "--format", "json", statuses=(0, 2)))
-    except (tool.ToolError, ValueError) as e:
-        raise ResultsError(f"the conformance verdict beside the results: {e}")
     table = ["| rule | " + " | ".join(verdict["designs"]) + " |", "|" + "---|" * (len(verdict["designs"]) + 1)]
     table += [f"| {rule['id']} | " + " | ".join(cell["mark"] for cell in rule["cells"]) + " |" for rule in verdict["rules"]]
     stochastic = list(dict.fromkeys(
@@ -795,8 +708,11 @@ def history_section(results, folder) -> list[str]:
     source = os.path.dirname(os.path.abspath(results.paths[0]))
     shown = os.path.relpath(source)
     md = ["## History", ""]
+    report = results.report or {}
     try:
-        h = history.analyse(shown)
+        if "historyError" in report:  # what the tool said of the folder, in the report's one call
+            raise history.HistoryError(report["historyError"])
+        h = history.analyse(shown, series=report.get("history"))
     except history.HistoryError as e:
         print(f"scripts/report: no history section: {e}", file=sys.stderr)
         return md + [f"No history: {e}", ""]
@@ -1089,7 +1005,7 @@ def main(argv=None):
 def _write(args):
     try:
         tool.binary()  # the tool says what the numbers mean: no report without it
-        results = load(args.results)
+        results = load_report(args.results, args.baseline)
         out = os.path.abspath(args.out or os.path.join("results", results.machine_id, "report"))
         parent = os.path.dirname(out)
         os.makedirs(parent, exist_ok=True)

@@ -74,6 +74,10 @@ class Results:
     other_cores: float | None = None
     #: the rounds `run --decide` added to open questions (`addedRounds`), in order
     added_rounds: list = field(default_factory=list)
+    #: everything else the report draws, as the tool answered it in the same call
+    #: (`stepbench show report`: the comparison, the conformance verdict, the history), when the
+    #: files were loaded for a report (``load_report``); None when loaded alone (``load``)
+    report: dict | None = None
 
 
     def ok_rows(self, scenario=None):
@@ -148,8 +152,42 @@ def load(paths):
         document = tool.ask("show", "document", *paths)
     except tool.ToolError as e:
         raise ResultsError(str(e))
+    machines = [document["results"]["machine"]] if len(paths) == 1 else [_machine(p) for p in paths]
+    return _results(document, tool_catalog, machines)
+
+
+#: The report document's schema (`stepbench show report`) these scripts read.
+REPORT_SCHEMA = "stepbench-report/1"
+
+
+def load_report(paths, baseline=None):
+    """The files as ``load`` reads them, and everything else a report draws, from one call of the
+    tool (`stepbench show report`): what this run is compared with (the baseline given, else the
+    previous run of its folder) and the comparison, the conformance verdict beside it and the
+    folder's history, kept as the result's `report`."""
+    if not paths:
+        raise ResultsError("no results file given; pass e.g. results/<machine-id>/latest.json")
+    try:
+        data = tool.ask("show", "report", *paths, *(["--baseline", baseline] if baseline else []),
+                        "--repository", tool.ROOT)
+    except tool.ToolError as e:
+        raise ResultsError(str(e))
+    if data.get("schema") != REPORT_SCHEMA:
+        raise ResultsError(f"{tool.binary()} answered `stepbench show report` with schema {data.get('schema')!r}, "
+                           f"these scripts read {REPORT_SCHEMA!r}: build this checkout's "
+                           "(`swift build -c release --package-path Benchmarks --product stepbench`)")
+    try:
+        tool_catalog = tool.checked_catalog(data["catalog"])
+    except tool.ToolError as e:
+        raise ResultsError(f"the tool's catalog: {e}")
+    results = _results(data["document"], tool_catalog, data["machines"])
+    results.report = data
+    return results
+
+
+def _results(document, tool_catalog, machines):
+    """Results from the tool's document of the files (`stepbench show document`)."""
     data = document["results"]
-    machines = [data["machine"]] if len(paths) == 1 else [_machine(p) for p in paths]
     return Results(paths=document["files"], machine=data["machine"], configuration=data["configuration"],
                    created_at=data.get("createdAt", "?"), rows=data["rows"], profiles=data.get("profiles") or [],
                    harness_warnings=list(data.get("harnessWarnings") or []), catalog=document["catalog"],

@@ -46,7 +46,12 @@ CATALOG_KEYS = ("perElementScenario", "crossThreadScenario", "contendedScenarios
 def catalog():
     """The tool's catalog (`stepbench list --format json`). Raises ToolError naming what to do
     when the tool is older than these scripts."""
-    data = ask("list", "--format", "json")
+    return checked_catalog(ask("list", "--format", "json"))
+
+
+def checked_catalog(data):
+    """`data`, the tool's catalog, when it has what these scripts read. Raises ToolError naming
+    what to do when the tool is older than these scripts."""
     missing = [k for k in CATALOG_KEYS if k not in data]
     if missing:
         raise ToolError(f"{binary()} is older than these scripts (its catalog has no {', '.join(missing)}): "

@@ -582,3 +582,85 @@ def test_the_instruction_chart_shows_the_floors_it_draws(monkeypatch):
     floors = [line.get_ydata()[0] for line in ax.get_lines() if line.get_gid() in ("series-floor", "series-api-floor")]
     assert len(floors) == 2
     assert all(low < y < high for y in floors), (low, high, floors)
+
+
+def counting_tool(tmp_path):
+    """A stepbench that writes each call's arguments to a log, then runs the real one."""
+    log = tmp_path / "calls.log"
+    wrapper = tmp_path / "stepbench-counting"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{tool.binary()}" "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper), log
+
+
+def test_the_report_asks_the_tool_once(tmp_path):
+    """Everything a report draws (the files, the tool's catalog, the comparison with the previous
+    run, the conformance verdict, the folder's history) comes from one call of the tool; the
+    report opens no results file itself."""
+    data = json.load(open(FIXTURE))
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for day in (20, 21):
+        older = dict(copy.deepcopy(data), createdAt=f"2026-11-{day}T10:00:00Z")
+        (folder / f"2026-11-{day}T100000Z.json").write_text(json.dumps(older))
+    newer = folder / "2026-11-22T202116Z.json"
+    newer.write_text(json.dumps(data))
+    verdict = {"schema": "stepbench-conformance/2", "designs": ["atomic"], "conforms": True, "measured": [],
+               "rules": [{"id": "D1", "summary": "one request", "cells": [{
+                   "design": "atomic", "verdict": "passed", "kind": "required", "conforms": True, "failures": [],
+                   "checks": []}]}]}
+    (folder / "conformance.json").write_text(json.dumps(verdict))
+    wrapper, log = counting_tool(tmp_path)
+    out = tmp_path / "report"
+    assert report.main([str(newer), "--out", str(out), "--stepbench", wrapper]) == 0
+    calls = log.read_text().splitlines()
+    assert len(calls) == 1 and calls[0].startswith("show report "), calls
+    text = (out / "REPORT.md").read_text()
+    assert "against the previous run, " in text and "2026-11-21T100000Z.json" in text
+    assert "| D1 | ok |" in text.split("## Conformance")[1]
+    assert "Every run and profile in" in text.split("## History")[1], text.split("## History")[1][:500]
+
+
+def test_the_previous_run_is_the_newest_clean_ancestor_of_the_same_settings(tmp_path):
+    """`stepbench show report`'s choice of the run a report compares with: the runs before this one
+    with its settings, the newest made on a clean tree at an ancestor of its commit (with its
+    profile), else the newest of them."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    commits = []
+    for i in range(2):
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", f"c{i}"], check=True)
+        commits.append(subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip())
+    data = json.load(open(FIXTURE))
+    folder = tmp_path / "runs"
+    folder.mkdir()
+
+    def write(name, created, commit, dirty=False, preset=None):
+        d = copy.deepcopy(data)
+        d["createdAt"] = created
+        d["machine"].update(gitCommit=commit, gitDirty=dirty)
+        if preset:
+            d["configuration"]["preset"] = preset
+        (folder / name).write_text(json.dumps(d))
+        return str(folder / name)
+
+    head = write("2026-11-22T100000Z.json", "2026-11-22T10:00:00Z", commits[1])
+    ancestor = write("2026-11-20T100000Z.json", "2026-11-20T10:00:00Z", commits[0])
+    shutil.copy(os.path.join(os.path.dirname(FIXTURE), "profile.json"), folder / "profile-2026-11-20T100000Z.json")
+    write("2026-11-21T010000Z.json", "2026-11-21T01:00:00Z", "d" * 40)  # newer, a commit git does not know
+    dirty = write("2026-11-21T050000Z.json", "2026-11-21T05:00:00Z", commits[0], dirty=True)  # newer, dirty
+    write("2026-11-21T060000Z.json", "2026-11-21T06:00:00Z", commits[0], preset="full")  # other settings
+    write("2026-11-23T100000Z.json", "2026-11-23T10:00:00Z", commits[0])  # made after this run
+
+    def against():
+        done = subprocess.run([tool.binary(), "show", "report", head, "--repository", str(repo)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        answer = json.loads(done.stdout)
+        return answer.get("against"), answer.get("againstPrevious")
+
+    assert against() == ([ancestor, str(folder / "profile-2026-11-20T100000Z.json")], True)
+    os.remove(ancestor)
+    assert against() == ([dirty], True)

@@ -50,6 +50,16 @@ extension StepBench {
         }
 
         func run() throws {
+            print(String(decoding: try JSONOutput.encode(Self.document(files)), as: UTF8.self))
+        }
+
+        /// The document of `files` (a folder: its latest.json), and each file as read.
+        static func document(_ files: [String]) throws -> Document {
+            try read(files).document
+        }
+
+        /// The document of `files` and the files it was made of, as read.
+        static func read(_ files: [String]) throws -> (document: Document, inputs: [ResultsFile]) {
             let urls = files.map(resultsURL)
             let inputs = try urls.map(ResultsFile.read)
             var results = try ResultsFile.combined(inputs, names: files, acrossBuilds: true)
@@ -71,7 +81,7 @@ extension StepBench {
                     profiles: results.profiles),
                 equivalenceMargin: Ranking.equivalenceMargin, quietness: results.quietness,
                 disturbed: results.quietness?.disturbed, otherCores: results.quietness?.otherCores)
-            print(String(decoding: try JSONOutput.encode(document), as: UTF8.self))
+            return (document, inputs)
         }
     }
 }

@@ -6,8 +6,8 @@ extension StepBench {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Show what results files hold: the document scripts read (default), the ranking, an export, the machine kind.",
-            subcommands: [Read.self, Rank.self, Export.self, Machine.self],
+                "Show what results files hold: the document scripts read (default), the ranking, an export, the machine kind, what the report draws.",
+            subcommands: [Read.self, Rank.self, Export.self, Machine.self, ReportData.self],
             defaultSubcommand: Read.self)
     }
 

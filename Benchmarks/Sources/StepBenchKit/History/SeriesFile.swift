@@ -21,6 +21,30 @@ public struct SeriesFile: Codable, Equatable, Sendable {
         public var commitTime: Double?
         /// "commit-time" or "createdAt": what placed the run in the history.
         public var orderedBy: String
+        /// How the run measured beyond what a series' points say, as its file says it: what
+        /// the history's causes compare between runs.
+        public var settings: Settings
+    }
+
+    /// A run's settings the history compares (scripts/stepbench_report/history_cause.py's
+    /// FILE_SETTINGS): the repetition budget and warm-up it ran with, the toolchain, allocator,
+    /// build and kernel.
+    public struct Settings: Codable, Equatable, Sendable {
+        public var repetitionBudget: Double?
+        public var warmup: Bool
+        public var swiftVersion: String
+        public var allocator: String
+        public var buildConfiguration: String
+        public var kernel: String
+
+        init(_ file: ResultsFile) {
+            repetitionBudget = file.configuration.repetitionBudget
+            warmup = file.configuration.warmup
+            swiftVersion = file.machine.swiftVersion
+            allocator = file.machine.allocator
+            buildConfiguration = file.machine.buildConfiguration
+            kernel = file.machine.kernel
+        }
     }
 
     /// Where the drift allowances come from.
@@ -70,7 +94,8 @@ public struct SeriesFile: Codable, Equatable, Sendable {
                     file: r.name, kind: r.file.rows.isEmpty ? "profile" : "results",
                     hasProfiles: !(r.file.profiles ?? []).isEmpty, schema: r.file.schema, commit: r.commit,
                     dirty: r.file.machine.gitDirty, createdAt: r.file.createdAt,
-                    commitTime: r.commitTime, orderedBy: r.commitTime == nil ? "createdAt" : "commit-time")
+                    commitTime: r.commitTime, orderedBy: r.commitTime == nil ? "createdAt" : "commit-time",
+                    settings: Settings(r.file))
             },
             skipped: folder.skipped, noiseProfile: noisePath, minEffect: minEffect, method: method, series: series)
     }
