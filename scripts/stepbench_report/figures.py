@@ -370,7 +370,7 @@ def designs_said(sources):
                      f"({fmt(split['floor'])}).")
     designs = [d for d in r.designs() if d not in peers(r)]
     said = [_round_by_round(r, m, designs) for m in measures(r) if m.metric]
-    lines.append("Round by round (`stepbench rank`: the fastest median against the next, 95% interval of their "
+    lines.append("Round by round (`stepbench show ranking`: the fastest median against the next, 95% interval of their "
                  "ratio): " + "; ".join(s for s in said if s) + ".")
     return [" ".join(lines)]  # one paragraph
 
@@ -451,7 +451,7 @@ def render_peers(sources):
                  " the same in instructions |")
         rule += "---:|---:|---:|---:|---:|"
     legend = (f"Medians of the run's repetitions; × `{p.default}`: the peer's median over `{p.default}`'s; round by "
-              "round: `stepbench rank`'s 95% interval of their ratio, a verdict only where it clears 1.")
+              "round: `stepbench show ranking`'s 95% interval of their ratio, a verdict only where it clears 1.")
     if p.has_direct:
         legend += (f" Direct: the peer's library consuming the same upstream with no stepper contract "
                    f"({p.direct}); the bridge is what the stepper contract adds: by medians, round by round with its "

@@ -118,7 +118,7 @@ def method_text(h):
     return (f"timing: E-divisive means on log values, permutation test (all orders up to {m['exactRuns']} runs, else "
             f"{m['permutations']} seeded), α {m['alpha']:g}, "
             f"regimes of ≥ {m['minRegime']} runs, min effect max({h.min_effect:.0%}, {m['sigmas']:g}σ; {drift}); "
-            f"exact: any step beyond the gate's tolerance for the count, p = 0 (`stepbench series`)")
+            f"exact: any step beyond the gate's tolerance for the count, p = 0 (`stepbench history series`)")
 
 
 def _fmt(v):

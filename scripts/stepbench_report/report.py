@@ -79,7 +79,7 @@ class Contest:
 INTERVALS = ("In a tie, `x` (r× [low–high]) is x's time over the named design's, round by round (the run measures every "
              "design in the same rounds), with its 95% interval; a winner is named only where every such interval lies "
              "above 1, an equivalence only where each lies inside the tool's margin, and a question neither decides is "
-             "not decided (`stepbench read`'s verdicts, on `stepbench rank`'s pairs).")
+             "not decided (`stepbench show document`'s verdicts, on `stepbench show ranking`'s pairs).")
 
 
 def contest(results, scenario, threads, key="nsPerElement", among="all"):
