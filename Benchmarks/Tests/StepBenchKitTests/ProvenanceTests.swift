@@ -10,6 +10,17 @@ import Testing
 /// before `run`, in scripts/bench) does not make it dirty.
 @Suite("provenance: what makes a run dirty")
 struct ProvenanceTests {
+
+    @Test("reading the toolchain's version leaves nothing in the temporary folder")
+    func test_swiftVersion_leavesNoFolderBehind() throws {
+        // The Swift driver makes a TemporaryDirectory.XXXXXX (holding .keep-directory) in its
+        // TMPDIR on every call and leaves it: every run, profile and child left one in /tmp.
+        let folder = temporaryFolder("stepbench-swift-version")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let version = MachineFingerprint.swiftVersion(temporary: folder)
+        #expect(version?.hasPrefix("Swift version") == true, "\(version ?? "none")")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
+    }
     /// A git work tree with a source file and a results file committed; `body` runs in it.
     static func withCheckout(_ body: (URL) throws -> Void) throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-provenance-\(UUID())")

@@ -53,9 +53,7 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
         let release = withUnsafeBytes(of: &uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let commit = run("git", ["-C", directory, "rev-parse", "HEAD"]) ?? "unknown"
         let dirty = isDirty(directory: directory)
-        let swift =
-            ProcessInfo.processInfo.environment["STEPBENCH_SWIFT_VERSION"]
-            ?? run("swift", ["--version"])?.split(separator: "\n").first.map(String.init) ?? "unknown"
+        let swift = ProcessInfo.processInfo.environment["STEPBENCH_SWIFT_VERSION"] ?? swiftVersion() ?? "unknown"
         return MachineFingerprint(
             cpuModel: model, cores: ProcessInfo.processInfo.activeProcessorCount,
             kernel: "Linux \(release)", swiftVersion: swift, gitCommit: commit,
@@ -72,9 +70,22 @@ public struct MachineFingerprint: Codable, Equatable, Sendable {
         return !(changed ?? "").isEmpty
     }
 
+    /// The first line of `swift --version`. The Swift driver makes a folder
+    /// (`TemporaryDirectory.XXXXXX`, holding `.keep-directory`) in its TMPDIR on every call and
+    /// leaves it, so it runs with a TMPDIR of its own under `temporary`, removed after.
+    static func swiftVersion(temporary: URL = FileManager.default.temporaryDirectory) -> String? {
+        let own = temporary.appendingPathComponent("stepbench-swift-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: own) }
+        let made = (try? FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)) != nil
+        return run("swift", ["--version"], environment: made ? ["TMPDIR": own.path] : [:])?
+            .split(separator: "\n").first.map(String.init)
+    }
+
     /// Runs a command; its trimmed stdout, or nil if it failed.
-    static func run(_ command: String, _ arguments: [String]) -> String? {
-        guard let result = try? ChildLaunch.command(command, arguments).run(timeLimit: 20), result.status == 0 else {
+    static func run(_ command: String, _ arguments: [String], environment: [String: String] = [:]) -> String? {
+        guard let result = try? ChildLaunch.command(command, arguments, environment: environment).run(timeLimit: 20),
+            result.status == 0
+        else {
             return nil
         }
         return result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
