@@ -75,8 +75,7 @@ struct GateTests {
                 shift
             done
             """
-        try Data(script.utf8).write(to: tool)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+        try writeExecutable(script, to: tool)
         return tool
     }
 
@@ -130,8 +129,7 @@ struct GateTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let tool = folder.appendingPathComponent("stepbench")
-        try Data("#!/bin/sh\necho nonsense\n".utf8).write(to: tool)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+        try writeExecutable("#!/bin/sh\necho nonsense\n", to: tool)
         #expect {
             try Gate.Build(tool: tool, tree: folder, name: "base").knownScenarios()
         } throws: { ($0 as? Gate.Failure)?.description.contains("is not a catalog") == true }

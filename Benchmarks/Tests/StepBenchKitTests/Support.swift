@@ -1,7 +1,23 @@
 import Foundation
+@_spi(StepBench) import SteppingConformance
 
 // The bench's own test helpers (the library's and the kit's tests have theirs in the root
 // package's Tests/TestSupport, which a package of its own cannot import).
+
+/// Writes `text` as an executable script at `url`. A child process (`install`) writes the file,
+/// never this one: the test process starts children from many threads at once, and a child
+/// started while this process held the file open for writing keeps it open until it execs, so
+/// that starting the script fails with "Text file busy" (ETXTBSY; seen once in a fresh-clone
+/// `scripts/test`, in GateTests).
+func writeExecutable(_ text: String, to url: URL) throws {
+    let source = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).source")
+    defer { try? FileManager.default.removeItem(at: source) }
+    try Data(text.utf8).write(to: source)
+    let done = try ChildLaunch.command("install", ["-m", "755", source.path, url.path]).run()
+    guard done.status == 0 else {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, "install": done.stderrText])
+    }
+}
 
 /// A new, empty folder under the temporary directory.
 func temporaryFolder(_ prefix: String = "stepbench-tests") -> URL {
