@@ -462,10 +462,7 @@ def comparison(args, results):
     `stepbench compare` decides it: (words naming what it was compared with, the tool's JSON
     document, what lies between the two commits in words or None), or None when there is
     nothing to compare with. The tool chose the run and compared it in the call that read the
-    files (`stepbench show report`): among the runs created before this one with the same preset,
-    threads, warm-up, elements, repetition budget and hand-off, the newest made on a clean tree at
-    this run's commit or an ancestor of it, else the newest of them, with its profile when there
-    is one; each side's files combined, with the noise profile beside the results when there is one."""
+    files (`stepbench show report`; its rule: `PreviousRun` in the tool)."""
     report = results.report or {}
     if "comparison" not in report:
         return None

@@ -32,6 +32,9 @@ public enum PreviousRun {
             handoff = try? c.decode(String.self, forKey: .handoff)
         }
 
+        /// A file with no configuration: every setting missing.
+        init() {}
+
         public init(_ c: ResultsFile.Configuration) {
             preset = c.preset.rawValue
             threads = c.threads
@@ -67,7 +70,7 @@ public enum PreviousRun {
                 let data = FileManager.default.contents(atPath: path),
                 let candidate = try? JSONDecoder().decode(Candidate.self, from: data),
                 let created = candidate.createdAt, !created.isEmpty, created < results.createdAt,
-                candidate.configuration ?? Settings(empty: ()) == settings
+                candidate.configuration ?? Settings() == settings
             else { continue }
             let clean =
                 !(candidate.machine?.gitDirty ?? false)
@@ -91,9 +94,4 @@ public enum PreviousRun {
             .run(timeLimit: 60)
         return done?.status == 0
     }
-}
-
-extension PreviousRun.Settings {
-    /// A file with no configuration: every setting missing.
-    init(empty: Void) {}
 }
