@@ -81,7 +81,7 @@ extension StepBench {
                     arguments: ["run"] + arguments + ["--output", output.path]
                 ).run()
             } catch {
-                throw ResultsError("cannot start \(binary) (\(error))")
+                throw ResultsError(.toolFailed, "cannot start \(binary) (\(error))")
             }
             guard outcome.succeeded else {
                 printError(outcome.stderrText)

@@ -129,6 +129,7 @@ extension StepBench {
             }
         } catch {
             throw ResultsError(
+                .unwritable,
                 "cannot write the flame graphs into \(folder): \(error.localizedDescription); give a folder you can write"
             )
         }

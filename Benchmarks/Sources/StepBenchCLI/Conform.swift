@@ -205,12 +205,14 @@ struct ConformanceVerdict: Codable {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw ResultsError(
+                .unreadable,
                 "\(path): cannot read it (\(error.localizedDescription)); write one with stepbench conform --format json --output FILE"
             )
         }
         struct Schema: Decodable { var schema: String }
         if let found = try? JSONDecoder().decode(Schema.self, from: data).schema, found != Self.schema {
             throw ResultsError(
+                .wrongKind,
                 "\(path): not a conformance verdict of this stepbench: schema '\(found)', expected '\(Self.schema)'"
                     + (found == "stepbench-conformance/1"
                         ? " (its checks carry no kind, required or stochastic): write it again with scripts/conformance"
@@ -218,7 +220,7 @@ struct ConformanceVerdict: Codable {
         }
         let verdict: ConformanceVerdict
         do { verdict = try JSONDecoder().decode(ConformanceVerdict.self, from: data) } catch {
-            throw ResultsError("\(path): not a conformance verdict (\(error))")
+            throw ResultsError(.wrongKind, "\(path): not a conformance verdict (\(error))")
         }
         return verdict.marked()
     }

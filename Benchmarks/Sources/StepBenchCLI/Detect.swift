@@ -32,11 +32,12 @@ extension StepBench {
                     input == "-"
                     ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: input))
             } catch {
-                throw ResultsError("\(input): cannot read it (\(error.localizedDescription))")
+                throw ResultsError(.unreadable, "\(input): cannot read it (\(error.localizedDescription))")
             }
             let request: ChangePoints.Request
             do { request = try ChangePoints.Request(json: data) } catch {
-                throw ResultsError("\(input): not a detect request (\(error)); see `stepbench help history detect`")
+                throw ResultsError(
+                    .wrongKind, "\(input): not a detect request (\(error)); see `stepbench help history detect`")
             }
             var method = ChangePoints.Method()
             if let sigmas = request.sigmas { method.sigmas = sigmas }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import StepBenchKit
 
 /// The tool's exit statuses: one table, one meaning in every command. `stepbench help` prints
 /// it (``table``), and so does the README; no command translates another's status into its own.
@@ -29,6 +30,12 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .undecided:
             "undecided: `compare --paired` or `ab` left rows inconclusive (more pairs, or a larger budget, decide them)"
         }
+    }
+
+    /// The status a failure of `kind` exits with: a scenario that failed its verification 3, as
+    /// `run`; every other failure 1.
+    public init(_ kind: ResultsError.Kind) {
+        self = kind == .verificationFailed ? .verificationFailed : .failure
     }
 
     /// The status as ArgumentParser's error: `throw ExitStatus.slower.code`.

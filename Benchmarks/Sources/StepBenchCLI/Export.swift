@@ -26,7 +26,7 @@ extension StepBench {
             let file = try ResultsFile.read(resultsURL(results))
             let text: String
             do { text = try Exporter.export(file, as: format) } catch let e as ResultsError {
-                throw ResultsError("\(results): \(e.description)")
+                throw ResultsError(e.kind, "\(results): \(e.description)")
             }
             guard let output else {
                 print(text, terminator: "")

@@ -48,7 +48,7 @@ struct GateWork: ParsableArguments {
         if let work {
             // found at run time: a failure (its message), not a usage error
             do { return (try PathCheck.folder(work, "--work"), false) } catch let e as ValidationError {
-                throw ResultsError(e.message)
+                throw ResultsError(.unwritable, e.message)
             }
         }
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-gate-\(UUID().uuidString)")
@@ -93,7 +93,7 @@ extension StepBench.Gate {
         do {
             outcome = try ChildLaunch.command("swift", arguments).run(mergingOutput: true)
         } catch {
-            throw ResultsError("cannot start swift package benchmark (\(error)); is swift on PATH?")
+            throw ResultsError(.toolFailed, "cannot start swift package benchmark (\(error)); is swift on PATH?")
         }
         try outcome.stdout.write(to: log)
         return (outcome.reason == .exit ? outcome.status : 128 + outcome.status, outcome.stdoutText)
@@ -361,6 +361,7 @@ extension StepBench.Gate {
                 guard status == 0 else {
                     print(ThresholdPolicy.shown(text))
                     throw ResultsError(
+                        .toolFailed,
                         "swift package benchmark thresholds update failed (exit \(status), output above)")
                 }
             }

@@ -70,7 +70,9 @@ extension StepBench {
                 do {
                     parts.append(("conformance", try ConformanceVerdict.read(conformance).json()))
                 } catch {
-                    throw ResultsError("the conformance verdict beside the results: \(StepBench.message(for: error))")
+                    throw ResultsError(
+                        ResultsError.kind(of: error, otherwise: .malformed),
+                        "the conformance verdict beside the results: \(StepBench.message(for: error))")
                 }
             }
             do {
@@ -98,7 +100,9 @@ extension StepBench {
                     ? try NoiseProfile.read(URL(fileURLWithPath: noise)) : nil
                 return try Comparison.compare(baseline: old, current: new, noise: profile).render(.json)
             } catch {
-                throw ResultsError("stepbench compare: \(StepBench.message(for: error))")
+                throw ResultsError(
+                    ResultsError.kind(of: error, otherwise: .malformed),
+                    "stepbench compare: \(StepBench.message(for: error))")
             }
         }
 

@@ -78,6 +78,10 @@ public struct StepBench: ParsableCommand {
     /// Reports `error` and exits: ArgumentParser's messages and statuses, except that usage errors
     /// exit 1, not 64 (scripts tell 1, their input was wrong, from 2 and 3, what was measured).
     static func exit(for error: Error) -> Never {
+        if let failure = error as? ResultsError, ExitStatus(failure.kind) != .failure {
+            printError(fullMessage(for: error) + "\n")
+            Foundation.exit(ExitStatus(failure.kind).rawValue)
+        }
         if exitCode(for: error) == .validationFailure {
             printError(fullMessage(for: error) + "\n")
             Foundation.exit(ExitStatus.failure.rawValue)
@@ -88,7 +92,8 @@ public struct StepBench: ParsableCommand {
     /// The one mapping from the kit's errors to the command line's. A bad setting is named by the
     /// flag that sets it; found while `parsing` (a command's `validate()`), it is a usage error
     /// (message and usage), later a failure (the message). Everything else is reported as it is:
-    /// ``ResultsError`` and the measuring errors as failures (exit 1), ``ExitCode`` by its status.
+    /// ``ResultsError`` and the measuring errors as failures (exit 1; a ``ResultsError`` of kind
+    /// `verificationFailed` exits 3, as `run`), ``ExitCode`` by its status.
     static func commandLineError(_ error: Error, parsing: Bool) -> Error {
         guard let e = error as? ConfigurationError else { return error }
         let message = "\(flag(for: e.setting)): \(e.message)"

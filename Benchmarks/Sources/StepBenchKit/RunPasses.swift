@@ -56,7 +56,7 @@ public enum RunPasses {
         var file = file
         for i in file.rows.indices {
             guard let source = measured[file.rows[i].key] else {
-                throw ResultsError("passes: the \(pass) pass did not measure \(file.rows[i].key)")
+                throw ResultsError(.missingInput, "passes: the \(pass) pass did not measure \(file.rows[i].key)")
             }
             guard source.status == .ok, !source.repetitions.isEmpty else {
                 if file.rows[i].status == .ok { file.rows[i].status = source.status == .ok ? .failed : source.status }
@@ -74,6 +74,7 @@ public enum RunPasses {
                 case .mustMatch:
                     guard file.rows[i].repetitions[r].countedElements == countedElements else {
                         throw ResultsError(
+                            .incompatible,
                             "passes: the \(pass) pass counted \(file.rows[i].key) over \(over) elements, the pass before it over \(file.rows[i].repetitions[r].countedElements ?? file.rows[i].repetitions[r].elements)"
                         )
                     }

@@ -80,7 +80,7 @@ struct DetectorTests {
         p.entries = p.entries.map {
             var e = $0; e.key.target = .scenario(.floorSync); return e
         }
-        #expect(throws: ResultsError.self) { try DetectorCalibration.run(p, name: "floors", trials: 100) }
+        expectFailure(.missingInput) { try DetectorCalibration.run(p, name: "floors", trials: 100) }
     }
 
     @Test("stepbench noise calibrate writes the calibration atomically and exits 1 when a demand is not met")

@@ -54,7 +54,7 @@ struct GateTests {
         #expect(plan.runDesigns == [gated] && plan.runs.allSatisfy { $0.designs == [gated] })
         let profiledOnly = try Gate.Plan(catalog: catalog, known: known, only: [notGated])
         #expect(profiledOnly.runDesigns.isEmpty && profiledOnly.runs.isEmpty)
-        #expect(throws: ResultsError.self) { try Gate.Plan(catalog: catalog, known: known, only: ["turbo"]) }
+        expectFailure(.unknownName) { try Gate.Plan(catalog: catalog, known: known, only: ["turbo"]) }
     }
 
     /// A stand-in for a build's stepbench: records each call (its folder and arguments) and

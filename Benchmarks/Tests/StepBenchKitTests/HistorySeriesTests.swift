@@ -124,13 +124,13 @@ struct HistorySeriesTests {
         #expect(s.series.first?.metric == .nsPerElementVsFloor)
         #expect(s.defaultMinEffect == Comparison.defaultMinEffect)
 
-        #expect(throws: ResultsError.self) {
+        expectFailure(.wrongKind) {
             try SeriesFile.make(folder: folder.appendingPathComponent("b.json").path, noise: .none)
         }
         var other = first
         other.machine.cpuModel = "Other CPU"
         try write(other, "e.json")
-        let mixed = #expect(throws: ResultsError.self) { try SeriesFile.make(folder: folder.path, noise: .none) }
+        let mixed = expectFailure(.incompatible) { try SeriesFile.make(folder: folder.path, noise: .none) }
         #expect(mixed?.description.contains("several machine kinds") == true)
     }
 

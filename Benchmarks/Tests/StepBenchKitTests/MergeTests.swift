@@ -44,10 +44,10 @@ struct MergeTests {
     @Test func test_merge_refusesMixedConfigurationsAndMergedInputs() throws {
         var other = Self.process(1)
         other.rows.removeLast()
-        #expect(throws: ResultsError.self) { try ResultsFile.mergedPerProcess([Self.process(1), other]) }
+        expectFailure(.incompatible) { try ResultsFile.mergedPerProcess([Self.process(1), other]) }
         let merged = try ResultsFile.mergedPerProcess([Self.process(1), Self.process(1)])
-        #expect(throws: ResultsError.self) { try ResultsFile.mergedPerProcess([merged, merged]) }
-        #expect(throws: ResultsError.self) { try ResultsFile.mergedPerProcess([]) }
+        expectFailure(.wrongKind) { try ResultsFile.mergedPerProcess([merged, merged]) }
+        expectFailure(.missingInput) { try ResultsFile.mergedPerProcess([]) }
     }
 
     @Test func test_merge_aFailureInOneProcessFailsTheRow() throws {
@@ -79,10 +79,10 @@ struct MergeTests {
         #expect(combined.rows == large.rows + small.rows)
         #expect(combined.profiles == profile.profiles)
         #expect(combined.aggregation == nil && combined.configuration == large.configuration)
-        #expect(throws: ResultsError.self) { try ResultsFile.combined([large, large]) }
+        expectFailure(.incompatible) { try ResultsFile.combined([large, large]) }
         var elsewhere = small
         elsewhere.machine.gitCommit = "def"
-        #expect(throws: ResultsError.self) { try ResultsFile.combined([large, elsewhere]) }
+        expectFailure(.incompatible) { try ResultsFile.combined([large, elsewhere]) }
         // the report's combination: across builds, a profile file first, the refusal naming both files
         var profileFirst = profile
         profileFirst.machine.gitCommit = "def"

@@ -1,5 +1,7 @@
 import Foundation
+import StepBenchKit
 @_spi(StepBench) import SteppingConformance
+import Testing
 
 // The bench's own test helpers (the library's and the kit's tests have theirs in the root
 // package's Tests/TestSupport, which a package of its own cannot import).
@@ -37,4 +39,15 @@ enum TestSwitches {
         case let other?: preconditionFailure("STEPBENCH_ALLOCATION_TESTS=\(other): expected 1 (run them) or 0")
         }
     }
+}
+
+/// Expects `body` to fail with a ``ResultsError`` of `kind`; returns the error (nil when it did
+/// not fail so), for a look at its message. Tests tell failures apart by kind, not by message.
+@discardableResult
+func expectFailure<R>(
+    _ kind: ResultsError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
+) -> ResultsError? {
+    let error = #expect(throws: ResultsError.self, sourceLocation: sourceLocation) { _ = try body() }
+    if let error { #expect(error.kind == kind, "\(error.kind): \(error)", sourceLocation: sourceLocation) }
+    return error
 }

@@ -19,6 +19,7 @@ extension Comparison {
     ) throws -> Comparison {
         guard a.count == b.count, a.count >= 3 else {
             throw ResultsError(
+                .missingInput,
                 "paired: needs as many A files as B files, at least 3 pairs (got \(a.count) and \(b.count))")
         }
         let cores = b[0].machine.cores

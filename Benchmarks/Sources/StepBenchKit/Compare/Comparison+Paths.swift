@@ -11,6 +11,7 @@ extension Comparison {
         let exact = [baseline, current].allSatisfy { !($0.profiles ?? []).isEmpty || !($0.paths ?? []).isEmpty }
         guard exact, !a.isEmpty, !b.isEmpty, a != b else { return }
         throw ResultsError(
+            .incompatible,
             "compare: the files' exact counts come from two toolchains (baseline: \(a); current: \(b)); exact counts are only comparable from one toolchain: measure both builds with the same one, on one machine"
         )
     }

@@ -80,6 +80,7 @@ public struct DetectorCalibration: Codable, Equatable, Sendable {
         let decided = profile.entries.filter(isDecided)
         guard !decided.isEmpty, trials > 0 else {
             throw ResultsError(
+                .missingInput,
                 "\(name): the noise profile holds no decided timing row (a design's primary metric); measure one from A/A runs of this machine (`stepbench noise`)"
             )
         }

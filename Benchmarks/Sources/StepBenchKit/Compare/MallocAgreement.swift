@@ -34,6 +34,7 @@ public struct MallocAgreement: Codable, Equatable, Sendable {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
             throw ResultsError(
+                .unreadable,
                 "\(directory.path): no such folder; run `swift package --package-path Benchmarks benchmark thresholds update --path \(directory.path)` first"
             )
         }
@@ -47,14 +48,17 @@ public struct MallocAgreement: Codable, Equatable, Sendable {
                 thresholds = try JSONDecoder().decode(
                     Thresholds.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
             } catch {
-                throw ResultsError("\(path): unreadable (\(error))")
+                throw ResultsError(.unreadable, "\(path): unreadable (\(error))")
             }
             guard let count = thresholds.mallocCountTotal else {
-                throw ResultsError("\(path): no mallocCountTotal; was the suite run with the malloc-interposer trait?")
+                throw ResultsError(
+                    .missingInput, "\(path): no mallocCountTotal; was the suite run with the malloc-interposer trait?")
             }
             counts[String(entry.dropFirst(filePrefix.count).dropLast(fileSuffix.count))] = count
         }
-        guard !counts.isEmpty else { throw ResultsError("\(directory.path): no \(filePrefix)*\(fileSuffix) files") }
+        guard !counts.isEmpty else {
+            throw ResultsError(.missingInput, "\(directory.path): no \(filePrefix)*\(fileSuffix) files")
+        }
         return counts
     }
 
@@ -69,6 +73,7 @@ public struct MallocAgreement: Codable, Equatable, Sendable {
         for row in rows where row.status != .excluded {  // excluded: not run, a declared fatal issue
             guard row.status == .ok else {
                 throw ResultsError(
+                    .verificationFailed,
                     "\(source): \(row.scenario.rawValue) \(row.design) ×\(row.threads) failed its verification: \(row.failure ?? "no message")"
                 )
             }
@@ -77,25 +82,29 @@ public struct MallocAgreement: Codable, Equatable, Sendable {
         var result: [Row] = []
         for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
             guard let spec = suite[name] else {
-                throw ResultsError("\(name): not a benchmark of the catalog; run the suite of the same build")
+                throw ResultsError(
+                    .unknownName, "\(name): not a benchmark of the catalog; run the suite of the same build")
             }
             guard spec.exactAllocations else { continue }
             guard let row = measured["\(spec.scenario) \(spec.design) \(spec.threads)"] else {
                 throw ResultsError(
+                    .missingInput,
                     "\(name): stepbench measured no \(spec.scenario) \(spec.design) at \(spec.threads) thread(s); run it for every benchmark with an exact count"
                 )
             }
             guard row.elements == spec.elements else {
                 throw ResultsError(
+                    .incompatible,
                     "\(name): stepbench measured \(row.elements) elements per repetition, the benchmark \(spec.elements); run stepbench with the benchmark's --elements"
                 )
             }
             guard let tolerance = spec.allocationTolerance else {
-                throw ResultsError("\(name): the catalog gives no allocation tolerance for an exact count")
+                throw ResultsError(
+                    .missingInput, "\(name): the catalog gives no allocation tolerance for an exact count")
             }
             guard let jemalloc = row.summary?.allocationsPerElement.median,
                 let counted = row.repetitions.first?.elements
-            else { throw ResultsError("\(source): \(name) has no repetitions or summary") }
+            else { throw ResultsError(.missingInput, "\(source): \(name) has no repetitions or summary") }
             // A repetition counts threads × elements where each thread runs a pipeline of its own.
             let interposer = Double(count) / Double(counted)
             result.append(
@@ -104,7 +113,7 @@ public struct MallocAgreement: Codable, Equatable, Sendable {
                     tolerance: tolerance, agrees: abs(interposer - jemalloc) <= tolerance))
         }
         guard !result.isEmpty else {
-            throw ResultsError("no benchmark was measured by both tools; nothing was checked")
+            throw ResultsError(.missingInput, "no benchmark was measured by both tools; nothing was checked")
         }
         return MallocAgreement(rows: result)
     }

@@ -105,17 +105,20 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     public static func measure(runs: [ResultsFile]) throws -> NoiseProfile {
         guard runs.count >= 3 else {
             throw ResultsError(
+                .missingInput,
                 "a noise profile needs at least 3 A/A runs of one build (got \(runs.count)); between-run drift cannot be estimated from fewer"
             )
         }
         if let merged = runs.first(where: { $0.aggregation != nil }) {
             throw ResultsError(
+                .wrongKind,
                 "a single-run noise profile needs the runs themselves, not merged files (\(merged.aggregation!)); profile a scripts/abtest session as interleaved processes instead"
             )
         }
         let machine = runs[0].machine
         for run in runs where run.machine.machineID != machine.machineID {
             throw ResultsError(
+                .incompatible,
                 "the A/A runs come from different machine kinds (\(machine.machineID), \(run.machine.machineID)); a noise profile is per machine kind"
             )
         }
@@ -124,6 +127,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
             let others = try runs.map { run in
                 guard let other = run.row(row.key), other.status == .ok else {
                     throw ResultsError(
+                        .incompatible,
                         "run \(run.machine.gitCommit.prefix(10)) at \(run.createdAt) lacks \(row.key) (or it did not finish); A/A runs must share one configuration"
                     )
                 }
@@ -167,6 +171,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
     public static func measureInterleaved(processes: [ResultsFile], samplesPerSide: Int) throws -> NoiseProfile {
         guard processes.count >= 6, samplesPerSide >= 3, processes.count == 2 * samplesPerSide else {
             throw ResultsError(
+                .missingInput,
                 "an interleaved noise profile needs both sides' processes: 2 × \(samplesPerSide) files, at least 3 per side (got \(processes.count))"
             )
         }
@@ -221,15 +226,16 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             throw ResultsError(
+                .unreadable,
                 "\(url.path): cannot read the noise profile (\(error.localizedDescription)); write one from A/A runs of this machine with `stepbench noise`"
             )
         }
         let profile: NoiseProfile
         do { profile = try JSONDecoder().decode(NoiseProfile.self, from: data) } catch {
-            throw ResultsError("\(url.path): not a noise profile (\(error))")
+            throw ResultsError(.wrongKind, "\(url.path): not a noise profile (\(error))")
         }
         guard profile.schema == currentSchema else {
-            throw ResultsError("\(url.path): schema '\(profile.schema)', expected '\(currentSchema)'")
+            throw ResultsError(.wrongKind, "\(url.path): schema '\(profile.schema)', expected '\(currentSchema)'")
         }
         return profile
     }

@@ -39,6 +39,7 @@ public enum Gate {
         public init(catalog: Catalog, known: Set<String>, only: [String]? = nil) throws {
             if let only, let unknown = only.first(where: { !catalog.designs.contains($0) }) {
                 throw ResultsError(
+                    .unknownName,
                     "gate: no design '\(unknown)' in this build's catalog; designs: \(catalog.designs.joined(separator: ", "))"
                 )
             }

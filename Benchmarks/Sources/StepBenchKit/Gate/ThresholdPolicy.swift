@@ -29,7 +29,8 @@ public enum ThresholdPolicy {
         do {
             entries = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         } catch {
-            throw ResultsError("\(directory.path): cannot list the threshold files (\(error.localizedDescription))")
+            throw ResultsError(
+                .unreadable, "\(directory.path): cannot list the threshold files (\(error.localizedDescription))")
         }
         var trimmed: [String] = [], deleted: [String] = []
         for entry in entries where entry.hasPrefix(prefix) && entry.hasSuffix(suffix) {
@@ -42,7 +43,9 @@ public enum ThresholdPolicy {
             }
             guard let data = FileManager.default.contents(atPath: file.path),
                 let metrics = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            else { throw ResultsError("\(file.path): not a package-benchmark threshold file (a JSON object)") }
+            else {
+                throw ResultsError(.wrongKind, "\(file.path): not a package-benchmark threshold file (a JSON object)")
+            }
             guard metrics.keys.contains(where: { !gatedMetrics.contains($0) }) else { continue }
             var text = "{\n"
             let kept = metrics.keys.filter(gatedMetrics.contains).sorted()

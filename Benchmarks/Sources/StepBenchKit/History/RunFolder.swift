@@ -34,11 +34,13 @@ public struct RunFolder: Sendable {
     public static func read(_ folder: String) throws -> RunFolder {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
-            throw ResultsError("\(folder): no such folder; pass a results folder, e.g. results/<machine-id>/")
+            throw ResultsError(
+                .unreadable, "\(folder): no such folder; pass a results folder, e.g. results/<machine-id>/")
         }
         guard isFolder.boolValue else {
             let parent = (folder as NSString).deletingLastPathComponent
             throw ResultsError(
+                .wrongKind,
                 "\(folder): not a folder; pass the folder holding the results files (e.g. \(parent.isEmpty ? "." : parent)/), not one file"
             )
         }
@@ -53,6 +55,7 @@ public struct RunFolder: Sendable {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
                 throw ResultsError(
+                    .unreadable,
                     "\(path): cannot read (\(error.localizedDescription)); fix its permissions or move it out of the folder"
                 )
             }
@@ -81,6 +84,7 @@ public struct RunFolder: Sendable {
             }
             guard let created = ResultsFile.date(createdAt: file.createdAt)?.timeIntervalSince1970 else {
                 throw ResultsError(
+                    .malformed,
                     "\(path): createdAt '\(file.createdAt)' is not an ISO 8601 time; a results file from `stepbench run` always has one"
                 )
             }
@@ -89,6 +93,7 @@ public struct RunFolder: Sendable {
         guard let first = runs.first else {
             let left = skipped.isEmpty ? "" : " (left out: \(skipped.map(\.file).joined(separator: ", ")))"
             throw ResultsError(
+                .missingInput,
                 "\(folder): no results files\(left); run scripts/bench (it writes results/<machine-id>/<time>.json) or pass the folder that holds them"
             )
         }
@@ -98,6 +103,7 @@ public struct RunFolder: Sendable {
         }
         if kinds.count > 1 {
             throw ResultsError(
+                .incompatible,
                 "\(folder): files of several machine kinds: \(kinds.map { "\($0.id) (\($0.file))" }.joined(separator: ", ")); a history is of one machine kind, keep each kind in its own results/<machine-id>/ folder"
             )
         }
@@ -137,6 +143,7 @@ public struct RunFolder: Sendable {
         struct Header: Decodable { var schema: String? }
         guard (try? JSONSerialization.jsonObject(with: data)) != nil else {
             throw ResultsError(
+                .wrongKind,
                 "\(path): not JSON; every writer here writes atomically, so this is not a StepBench file: move it out of the folder"
             )
         }
@@ -155,6 +162,7 @@ public struct RunFolder: Sendable {
         }
         guard let schema, ResultsFile.readableSchemas.contains(schema) else {
             throw ResultsError(
+                .wrongKind,
                 "\(path): \(schema.map { "'\($0)'" } ?? "no schema"), expected a results or profile file (\(ResultsFile.readableSchemas.joined(separator: " or "))); move it out of the folder or re-run `stepbench run`"
             )
         }

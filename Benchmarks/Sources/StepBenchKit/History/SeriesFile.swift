@@ -105,6 +105,7 @@ public struct SeriesFile: Codable, Equatable, Sendable {
         let profile = try NoiseProfile.read(URL(fileURLWithPath: path))
         if profile.method == .interleavedProcesses {
             throw ResultsError(
+                .wrongKind,
                 "\(path): a noise profile of the interleaved protocol (scripts/abtest); a history compares separate runs: use the single-run profile (noise.json)"
             )
         }

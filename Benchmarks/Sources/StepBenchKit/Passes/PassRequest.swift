@@ -78,6 +78,7 @@ public struct PassRequest: Codable, Equatable, Sendable {
     public func run() throws -> ResultsFile {
         guard pass != .counting || Contention.isCounting else {
             throw ResultsError(
+                .toolFailed,
                 "counting pass: this stepbench does not count contention; give the path of a counting build (swift build -c release --product stepbench --package-path Benchmarks --traits Counting, then a copy of its binary)"
             )
         }
@@ -116,16 +117,19 @@ public struct PassRequest: Codable, Equatable, Sendable {
             }
             if attempt.finished {
                 throw ResultsError(
+                    .toolFailed,
                     "\(pass) pass: \(child.executable.path) \(fault.what) after it had run every combination, before its answer was complete (no combination is to blame); see the lines above"
                 )
             }
             guard let step = attempt.step else {
                 throw ResultsError(
+                    .toolFailed,
                     "\(pass) pass: \(child.executable.path) \(fault.what) before it began a combination; see the lines above"
                 )
             }
             guard !request.faults.contains(where: { $0.combination == step }) else {
                 throw ResultsError(
+                    .toolFailed,
                     "\(pass) pass: \(child.executable.path) \(fault.what) in \(labels[step]), which it was asked to leave out; see the lines above"
                 )
             }
@@ -169,7 +173,8 @@ public struct PassRequest: Codable, Equatable, Sendable {
 
         func answer() throws -> ResultsFile {
             do { return try JSONDecoder().decode(ResultsFile.self, from: answerData) } catch {
-                throw ResultsError("\(pass) pass: the answer of \(executable.path) is not a results file (\(error))")
+                throw ResultsError(
+                    .toolFailed, "\(pass) pass: the answer of \(executable.path) is not a results file (\(error))")
             }
         }
 
@@ -187,7 +192,7 @@ public struct PassRequest: Codable, Equatable, Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.standardError
         do { try process.run() } catch {
-            throw ResultsError("\(pass) pass: cannot start \(binary.path) (\(error.localizedDescription))")
+            throw ResultsError(.toolFailed, "\(pass) pass: cannot start \(binary.path) (\(error.localizedDescription))")
         }
         // From a thread of its own: a child that never reads must not stall this one, and one
         // that exits first makes the write fail (handled), not kill this process (SIGPIPE).

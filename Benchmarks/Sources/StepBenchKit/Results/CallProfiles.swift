@@ -67,6 +67,7 @@ struct CallProfiles: Codable, Equatable {
             input: try encoder.encode(self), timeLimit: 300)
         guard outcome.succeeded else {
             throw ResultsError(
+                .toolFailed,
                 "cannot compress the call profiles (gzip: exit \(outcome.status)): \(outcome.stderrText)")
         }
         return outcome.stdout
@@ -75,13 +76,14 @@ struct CallProfiles: Codable, Equatable {
     static func read(_ url: URL) throws -> CallProfiles {
         let outcome: ChildLaunch.Outcome
         do { outcome = try ChildLaunch.command("gzip", ["-d", "-c", url.path]).run(timeLimit: 300) } catch {
-            throw ResultsError("\(url.relativePath): cannot run gzip to read it (\(error))")
+            throw ResultsError(.toolFailed, "\(url.relativePath): cannot run gzip to read it (\(error))")
         }
         guard outcome.succeeded else {
-            throw ResultsError("\(url.relativePath): not a gzip file it can read (gzip: \(outcome.stderrText))")
+            throw ResultsError(
+                .malformed, "\(url.relativePath): not a gzip file it can read (gzip: \(outcome.stderrText))")
         }
         do { return try JSONDecoder().decode(CallProfiles.self, from: outcome.stdout) } catch {
-            throw ResultsError("\(url.relativePath): not the call profiles of a profile file (\(error))")
+            throw ResultsError(.malformed, "\(url.relativePath): not the call profiles of a profile file (\(error))")
         }
     }
 }

@@ -135,6 +135,7 @@ public enum Exporter {
     public static func influx(_ file: ResultsFile) throws -> String {
         guard let start = ResultsFile.date(createdAt: file.createdAt) else {
             throw ResultsError(
+                .malformed,
                 "createdAt '\(file.createdAt)' is not an ISO 8601 time such as 2026-11-22T20:21:16Z; InfluxDB points are stamped with the run's start"
             )
         }

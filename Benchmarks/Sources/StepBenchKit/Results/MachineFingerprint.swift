@@ -99,10 +99,11 @@ extension MachineFingerprint {
         struct Header: Decodable { var machine: MachineFingerprint }
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw ResultsError("\(url.path): cannot read (\(error.localizedDescription))")
+            throw ResultsError(.unreadable, "\(url.path): cannot read (\(error.localizedDescription))")
         }
         do { return try JSONDecoder().decode(Header.self, from: data).machine } catch {
             throw ResultsError(
+                .wrongKind,
                 "\(url.path): no machine fingerprint (\(error)); is it a results file of `stepbench run`?")
         }
     }

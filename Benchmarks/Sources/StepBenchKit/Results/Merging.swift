@@ -10,14 +10,16 @@ extension ResultsFile {
     /// code layout and the neighbours during its life. `scripts/abtest` interleaves the
     /// processes of two builds and compares their merged files.
     public static func mergedPerProcess(_ files: [ResultsFile]) throws -> ResultsFile {
-        guard let first = files.first else { throw ResultsError("merge: no results files given") }
+        guard let first = files.first else { throw ResultsError(.missingInput, "merge: no results files given") }
         for file in files {
             guard file.machine.machineID == first.machine.machineID else {
                 throw ResultsError(
+                    .incompatible,
                     "merge: files from different machine kinds (\(first.machine.machineID), \(file.machine.machineID))")
             }
             guard file.aggregation == nil else {
-                throw ResultsError("merge: a file is already merged (\(file.aggregation!)); merge the runs themselves")
+                throw ResultsError(
+                    .wrongKind, "merge: a file is already merged (\(file.aggregation!)); merge the runs themselves")
             }
             // each process has its own order
             func shape(_ c: Configuration) -> Configuration { var c = c; c.orderSeed = nil; return c }
@@ -25,15 +27,18 @@ extension ResultsFile {
                 shape(file.configuration) == shape(first.configuration)
             else {
                 throw ResultsError(
+                    .incompatible,
                     "merge: the runs come from different builds or configurations (commit \(first.machine.gitCommit.prefix(10)) vs \(file.machine.gitCommit.prefix(10))); merge the processes of one build and one configuration"
                 )
             }
             guard Set(file.rows.map(\.key)) == Set(first.rows.map(\.key)) else {
-                throw ResultsError("merge: the runs measured different combinations; merge runs of one configuration")
+                throw ResultsError(
+                    .incompatible, "merge: the runs measured different combinations; merge runs of one configuration")
             }
             for row in file.rows {
                 guard let other = first.row(row.key), other.elements != row.elements else { continue }
                 throw ResultsError(
+                    .incompatible,
                     "merge: the runs ran \(row.key) over different elements (\(other.elements), \(row.elements)): each sized it to the repetition budget at its own warm-up; run them with --elements, or --repetition-budget 0"
                 )
             }
@@ -99,7 +104,7 @@ extension ResultsFile {
     public static func combined(_ files: [ResultsFile], names: [String]? = nil, acrossBuilds: Bool = false) throws
         -> ResultsFile
     {
-        guard let first = files.first else { throw ResultsError("merge: no results files given") }
+        guard let first = files.first else { throw ResultsError(.missingInput, "merge: no results files given") }
         func name(_ i: Int) -> String { names.map { i < $0.count ? $0[i] : "file \(i + 1)" } ?? "file \(i + 1)" }
         var rows: [RowKey: Int] = [:], counted: [MeasureKey: Int] = [:]
         // a profile-only file's configuration is a placeholder: the first run's describes the rows
@@ -112,6 +117,7 @@ extension ResultsFile {
         for (i, file) in files.enumerated() {
             guard file.machine.machineID == first.machine.machineID else {
                 throw ResultsError(
+                    .incompatible,
                     "merge: \(name(i)) comes from machine kind \(file.machine.machineID), \(name(0)) from \(first.machine.machineID); combine one machine kind at a time"
                 )
             }
@@ -122,12 +128,14 @@ extension ResultsFile {
                         && file.machine.buildConfiguration == first.machine.buildConfiguration)
             else {
                 throw ResultsError(
+                    .incompatible,
                     "merge: the files come from different builds (commit \(first.machine.gitCommit.prefix(10)) vs \(file.machine.gitCommit.prefix(10))); combine the runs of one build"
                 )
             }
             func once(_ seen: Int?, _ what: String) throws {
                 guard let seen else { return }
                 throw ResultsError(
+                    .incompatible,
                     "merge: \(what) is measured by both \(name(seen)) and \(name(i)); combine each measurement once (compare two measurements with `stepbench compare`)"
                 )
             }

@@ -17,14 +17,19 @@ extension ResultsFile {
 
     /// Writes `data` to a temporary file beside `url`, then renames it into place.
     public static func writeAtomically(_ data: Data, to url: URL) throws {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-        try data.write(to: temporary)
+        do {
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: temporary)
+        } catch {
+            throw ResultsError(.unwritable, "cannot write \(url.path): \(error.localizedDescription)")
+        }
         if rename(temporary.path, url.path) != 0 {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)
-            throw ResultsError("cannot write \(url.path): \(reason)")
+            throw ResultsError(.unwritable, "cannot write \(url.path): \(reason)")
         }
     }
 
@@ -40,7 +45,7 @@ extension ResultsFile {
     public static func read(_ url: URL) throws -> ResultsFile {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw ResultsError("\(url.relativePath): cannot read (\(error.localizedDescription))")
+            throw ResultsError(.unreadable, "\(url.relativePath): cannot read (\(error.localizedDescription))")
         }
         var file = try decode(data, from: url)
         let calls = CallProfiles.url(beside: url)
@@ -57,28 +62,29 @@ extension ResultsFile {
         struct Header: Decodable { var schema: String? }
         let name = url.relativePath  // as it was given
         guard let top = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
-            throw ResultsError("\(name): not a JSON results file")
+            throw ResultsError(.wrongKind, "\(name): not a JSON results file")
         }
         guard top is [String: Any] else {
-            throw ResultsError("\(name): not a results file (the top level is not an object)")
+            throw ResultsError(.wrongKind, "\(name): not a results file (the top level is not an object)")
         }
         guard let header = try? JSONDecoder().decode(Header.self, from: data), let schema = header.schema,
             readableSchemas.contains(schema)
         else {
             let found = (top as? [String: Any])?["schema"].map { "'\($0)'" } ?? "missing"
             throw ResultsError(
+                .wrongKind,
                 "\(name): schema is \(found), expected \(readableSchemas.map { "'\($0)'" }.joined(separator: " or ")); re-run `stepbench run` or use a matching stepbench version"
             )
         }
         let file: ResultsFile
         do { file = try JSONDecoder().decode(ResultsFile.self, from: data) } catch {
             let what = (error as? DecodingError).map(Self.describe) ?? "\(error)"
-            var failure = ResultsError("\(name): malformed \(schema) file: \(what)")
+            var failure = ResultsError(.malformed, "\(name): malformed \(schema) file: \(what)")
             failure.underlying = error
             throw failure
         }
         if let i = file.rows.firstIndex(where: { $0.status == .ok && $0.summary == nil }) {
-            throw ResultsError("\(name): malformed \(schema) file: rows[\(i)] is ok but has no summary")
+            throw ResultsError(.malformed, "\(name): malformed \(schema) file: rows[\(i)] is ok but has no summary")
         }
         return file
     }
@@ -113,10 +119,46 @@ extension ResultsFile {
     }
 }
 
-/// A results file problem: names the file and what to do.
+/// A failure of the tool's inputs, outputs or helpers: a ``Kind`` from which a caller (or a test)
+/// tells what went wrong, and a message that names the file or the name and what to do.
 public struct ResultsError: Error, CustomStringConvertible {
+    /// What went wrong, one kind per failure; the message says where and what to do.
+    public enum Kind: String, CaseIterable, Sendable {
+        /// A file or folder that is not there or cannot be read.
+        case unreadable
+        /// A file that is not the document asked for: not JSON, another schema or another kind
+        /// of document (a merged file where runs are needed, a folder where a file is).
+        case wrongKind
+        /// A document of the right schema whose content is wrong (a missing field, a bad value).
+        case malformed
+        /// Inputs that cannot go together: other machine kinds, builds, toolchains or
+        /// configurations, a measurement given twice.
+        case incompatible
+        /// Too few inputs, or one that lacks what is needed (a row, a count, a run).
+        case missingInput
+        /// A name (a design, a benchmark) that the catalog does not hold.
+        case unknownName
+        /// An output that cannot be written.
+        case unwritable
+        /// A tool or child process that could not start, failed, or answered with nonsense.
+        case toolFailed
+        /// A scenario that failed its own verification (exit 3, as `run`).
+        case verificationFailed
+    }
+
+    public var kind: Kind
     public var description: String
     /// The error that made the file unusable, when there was one (a decoding error).
     public var underlying: (any Error)? = nil
-    public init(_ description: String) { self.description = description }
+
+    public init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+
+    /// The kind of `error` when it is a ``ResultsError`` (a message wrapped in context keeps its
+    /// kind), else `otherwise`.
+    public static func kind(of error: any Error, otherwise: Kind) -> Kind {
+        (error as? ResultsError)?.kind ?? otherwise
+    }
 }
