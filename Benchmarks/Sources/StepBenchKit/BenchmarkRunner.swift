@@ -191,6 +191,7 @@ public struct BenchmarkRunner {
                 handoff: "spin-yield (spin \(SpinWait.polls) polls, then sched_yield); waiters park",
                 orderSeed: seed, repetitionBudget: budget),
             rows: rows, peakRSSBytes: ResourceUsage.now().peakRSSBytes)
+        file.declaredKind = .run
         file.catalog = .current
         file.computeRatios()
         return file

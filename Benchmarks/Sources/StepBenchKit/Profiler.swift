@@ -206,6 +206,7 @@ extension ResultsFile {
                 let s = CostSplit.splits(profiles: profiles, paths: paths); return s.isEmpty ? nil : s
             }())
         file.profileFaults = faults.isEmpty ? nil : faults
+        file.declaredKind = .profile
         return file
     }
 }

@@ -54,6 +54,21 @@ struct CommittedResultsTests {
         #expect(read >= 20, "read \(read) results files under \(Self.results.path)")
     }
 
+    @Test("every committed results file converts on read to the document its name says")
+    func test_committedResults_areTheDocumentsTheirNamesSay() throws {
+        var kinds: [ResultsFile.Kind: Int] = [:]
+        for (name, url, raw) in try Self.committedFiles({ _ in true }) {
+            guard let schema = raw["schema"] as? String, ResultsFile.readableSchemas.contains(schema) else { continue }
+            let file = try ResultsFile.read(url)
+            let base = url.lastPathComponent
+            let expected: ResultsFile.Kind =
+                base.hasPrefix("profile") ? .profile : base == "baseline.json" ? .combination : .run
+            #expect(file.kind == expected, "\(name): \(file.kind), expected \(expected)")
+            kinds[file.kind, default: 0] += 1
+        }
+        #expect(kinds[.run, default: 0] >= 20 && kinds[.profile, default: 0] >= 20, "\(kinds)")
+    }
+
     @Test("every committed noise profile reads, its entries keyed by the rows results files name")
     func test_committedNoiseProfiles_readUnchanged() throws {
         var read = 0

@@ -25,6 +25,7 @@ struct MergeTests {
     @Test func test_merge_eachProcessBecomesOneRepetitionOfItsMedians() throws {
         let files = [1.0, 1.1, 0.9].map(Self.process)
         let merged = try ResultsFile.mergedPerProcess(files)
+        #expect(merged.declaredKind == .merged)
         #expect(merged.aggregation?.hasPrefix("per-process medians of 3 runs") == true)
         let atomic = try #require(merged.rows.first { $0.design == "atomic" })
         #expect(atomic.repetitions.count == 3)
@@ -76,6 +77,7 @@ struct MergeTests {
                 topFunctions: [])
         ]
         let combined = try ResultsFile.combined([large, small, profile])
+        #expect(combined.declaredKind == .combination)
         #expect(combined.rows == large.rows + small.rows)
         #expect(combined.profiles == profile.profiles)
         #expect(combined.aggregation == nil && combined.configuration == large.configuration)
@@ -104,5 +106,44 @@ struct MergeTests {
             MachineFingerprint.machineID(cpuModel: "Intel(R) Xeon(R) CPU @ 2.20GHz", cores: 4)
                 == "intel-r-xeon-r-cpu-2-20ghz-4c")
         #expect(MachineFingerprint.machineID(cpuModel: "", cores: 1) == "unknown-cpu-1c")
+    }
+
+    @Test(
+        "each writer says which document it wrote; a file without that is converted on read, and merge takes runs only")
+    func test_kind_declaredByEachWriterConvertedForOlderFiles() throws {
+        let run = Self.process(1)
+        let merged = try ResultsFile.mergedPerProcess([run, run])
+        var profile = ResultsFile.profiled(
+            [
+                .init(
+                    scenario: .syncStep, design: "atomic", elementsLow: 4_000, elementsHigh: 12_000,
+                    instructionsLow: 4_000_000, instructionsHigh: 12_000_000, instructionsPerElement: 1_000,
+                    topFunctions: [])
+            ], paths: [], machine: run.machine, elements: 12_000)
+        #expect(profile.declaredKind == .profile)
+        let combination = try ResultsFile.combined([run, profile], acrossBuilds: true)
+        // written as "kind", read back as written
+        for file in [merged, profile, combination] {
+            let json = try #require(try JSONSerialization.jsonObject(with: JSONOutput.encode(file)) as? [String: Any])
+            #expect(json["kind"] as? String == file.declaredKind?.rawValue)
+            let back = try JSONDecoder().decode(ResultsFile.self, from: JSONOutput.encode(file))
+            #expect(back.declaredKind == file.declaredKind && back.kind == file.declaredKind)
+        }
+        // an older file, without "kind": what its writer made, from what it holds
+        let expected: [(ResultsFile, ResultsFile.Kind)] = [
+            (run, .run), (merged, .merged), (profile, .profile), (combination, .combination),
+        ]
+        for (file, kind) in expected {
+            var older = file
+            older.declaredKind = nil
+            #expect(older.kind == kind, "\(kind)")
+            let json = try JSONSerialization.jsonObject(with: JSONOutput.encode(older)) as? [String: Any]
+            #expect(json?["kind"] == nil)
+        }
+        // merge takes the runs themselves
+        for file in [merged, profile, combination] {
+            let refused = expectFailure(.wrongKind) { try ResultsFile.mergedPerProcess([run, file]) }
+            #expect(refused?.description.contains(file.kind == .merged ? "already merged" : "not a run") == true)
+        }
     }
 }

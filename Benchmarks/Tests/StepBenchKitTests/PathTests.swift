@@ -155,6 +155,7 @@ struct PathTests {
         configuration.allowDebug = true
         configuration.repetitionBudget = 1e-9  // every combination over it: sized to 1/32 …
         let file = BenchmarkRunner(configuration: configuration).run()
+        #expect(file.declaredKind == .run)
         let full = ScenarioKind.syncStep.elements(.quick), paced = ScenarioKind.paceJitter.elements(.quick)
         // … but the one its timers pace
         #expect(file.rows.map(\.elements) == [full / 32, full / 32, paced])

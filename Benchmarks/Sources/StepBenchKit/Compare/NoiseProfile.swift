@@ -109,10 +109,10 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                 "a noise profile needs at least 3 A/A runs of one build (got \(runs.count)); between-run drift cannot be estimated from fewer"
             )
         }
-        if let merged = runs.first(where: { $0.aggregation != nil }) {
+        if let merged = runs.first(where: { $0.kind == .merged }) {
             throw ResultsError(
                 .wrongKind,
-                "a single-run noise profile needs the runs themselves, not merged files (\(merged.aggregation!)); profile a scripts/abtest session as interleaved processes instead"
+                "a single-run noise profile needs the runs themselves, not merged files (\(merged.aggregation ?? "merged")); profile a scripts/abtest session as interleaved processes instead"
             )
         }
         let machine = runs[0].machine

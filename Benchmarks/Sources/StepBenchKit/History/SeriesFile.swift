@@ -91,7 +91,7 @@ public struct SeriesFile: Codable, Equatable, Sendable {
             folder: path, machineId: folder.machineId,
             runs: folder.runs.map { r in
                 Run(
-                    file: r.name, kind: r.file.rows.isEmpty ? "profile" : "results",
+                    file: r.name, kind: r.file.kind == .profile ? "profile" : "results",
                     hasProfiles: !(r.file.profiles ?? []).isEmpty, schema: r.file.schema, commit: r.commit,
                     dirty: r.file.machine.gitDirty, createdAt: r.file.createdAt,
                     commitTime: r.commitTime, orderedBy: r.commitTime == nil ? "createdAt" : "commit-time",

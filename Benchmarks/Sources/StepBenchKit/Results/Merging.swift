@@ -17,9 +17,17 @@ extension ResultsFile {
                     .incompatible,
                     "merge: files from different machine kinds (\(first.machine.machineID), \(file.machine.machineID))")
             }
-            guard file.aggregation == nil else {
+            switch file.kind {
+            case .run: break
+            case .merged:
                 throw ResultsError(
-                    .wrongKind, "merge: a file is already merged (\(file.aggregation!)); merge the runs themselves")
+                    .wrongKind,
+                    "merge: a file is already merged (\(file.aggregation ?? "merged")); merge the runs themselves")
+            case .profile, .combination:
+                throw ResultsError(
+                    .wrongKind,
+                    "merge: a file is a \(file.kind.rawValue), not a run; merge the runs of `stepbench run` (combine files with `merge --combine`)"
+                )
             }
             // each process has its own order
             func shape(_ c: Configuration) -> Configuration { var c = c; c.orderSeed = nil; return c }
@@ -84,6 +92,7 @@ extension ResultsFile {
         }
         merged.configuration.repetitions = files.count
         merged.configuration.orderSeed = nil
+        merged.declaredKind = .merged
         merged.aggregation =
             "per-process medians of \(files.count) runs of \(first.configuration.repetitions) repetitions"
         merged.createdAt = ISO8601DateFormatter().string(from: Date())
@@ -107,8 +116,9 @@ extension ResultsFile {
         guard let first = files.first else { throw ResultsError(.missingInput, "merge: no results files given") }
         func name(_ i: Int) -> String { names.map { i < $0.count ? $0[i] : "file \(i + 1)" } ?? "file \(i + 1)" }
         var rows: [RowKey: Int] = [:], counted: [MeasureKey: Int] = [:]
-        // a profile-only file's configuration is a placeholder: the first run's describes the rows
-        var combined = files.first { !$0.rows.isEmpty } ?? first
+        // a profile's configuration is a placeholder: the first file with rows describes them
+        var combined = files.first { $0.kind != .profile } ?? first
+        combined.declaredKind = .combination
         combined.rows = []
         combined.profiles = nil
         combined.paths = nil

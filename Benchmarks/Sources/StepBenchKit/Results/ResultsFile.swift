@@ -45,6 +45,39 @@ public struct ResultsFile: Codable, Equatable, Sendable {
     /// The rounds `stepbench run --decide` added to the questions its first pass left open
     /// (``Deciding``), in order. Absent when it added none.
     public var addedRounds: [AddedRounds]? = nil
+    /// Which document this is, as its writer said (JSON `kind`); files written before it was
+    /// kept have none, and ``kind`` converts them on read.
+    public var declaredKind: Kind? = nil
+
+    /// Which document a results file is. Every writer says it (``declaredKind``); nothing tells
+    /// it from which fields are empty, but for files written before it was kept.
+    public enum Kind: String, Codable, CaseIterable, Sendable {
+        /// `stepbench run` (and a measuring child's answer): rows of timed repetitions.
+        case run
+        /// `stepbench profile`: exact counts (``profiles``, ``paths``), no rows.
+        case profile
+        /// `stepbench merge`: runs merged per process (``aggregation`` says how).
+        case merged
+        /// `stepbench merge --combine`: files that measured different things, side by side (a
+        /// run and its profile: the gate's baseline, what `show document` reads).
+        case combination
+    }
+
+    /// Which document this is: its ``declaredKind``, or for a file written before that was kept,
+    /// what its writer made (the one conversion on read): merged when it has an aggregation, a
+    /// profile when it has no rows, a combination when it has rows and exact counts, else a run.
+    public var kind: Kind {
+        if let declaredKind { return declaredKind }
+        if aggregation != nil { return .merged }
+        if rows.isEmpty { return .profile }
+        return (profiles ?? []).isEmpty && (paths ?? []).isEmpty ? .run : .combination
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, createdAt, machine, configuration, rows, peakRSSBytes, profiles, paths, aggregation, catalog
+        case costSplits, harnessWarnings, profileFaults, quietness, addedRounds
+        case declaredKind = "kind"
+    }
 
     /// A target of `stepbench profile` whose child crashed or hung: a scenario (``profiles``'
     /// rows) or the paths of one subject (``paths``' rows).
