@@ -111,7 +111,7 @@ extension StepBench {
                 for n in 1...pairs {
                     for side in InterleavedSession.order(ofPair: n) {
                         let url = try Self.process(binaries[side]!, arguments, output: file(side, n))
-                        files[side, default: []].append(try ResultsFile.read(url))
+                        files[side, default: []].append(try Inputs.results(at: url))
                     }
                 }
                 let profile = try NoiseProfile.measureInterleaved(
@@ -129,7 +129,7 @@ extension StepBench {
                 process: { side, n in try Self.process(binaries[side]!, arguments, output: file(side, n)) },
                 look: { a, b in
                     let comparison = try Comparison.paired(
-                        a: try a.map(ResultsFile.read), b: try b.map(ResultsFile.read), looks: looks)
+                        a: try a.map(Inputs.results(at:)), b: try b.map(Inputs.results(at:)), looks: looks)
                     let status: InterleavedSession.Status =
                         !comparison.regressions.isEmpty ? .regression : comparison.isDecided ? .decided : .inconclusive
                     return (comparison, status)

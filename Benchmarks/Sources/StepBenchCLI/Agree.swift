@@ -25,8 +25,7 @@ extension StepBench {
         }
 
         func run() throws {
-            let urls = results.map(resultsURL)
-            let combined = try ResultsFile.combined(try urls.map(ResultsFile.read), names: results, acrossBuilds: true)
+            let combined = try Inputs.combined(results, acrossBuilds: true)
             let agreement = try MallocAgreement.check(
                 counts: try MallocAgreement.benchmarkCounts(in: URL(fileURLWithPath: benchDirectory)),
                 rows: combined.rows, benchmarks: Catalog.current.benchmarks,

@@ -15,7 +15,10 @@ extension StepBench {
                 """
         )
 
-        @Argument(help: "Noise profiles (stepbench noise's output, e.g. results/<machine-id>/noise.json).")
+        @Argument(
+            help:
+                "Noise profiles (stepbench noise's output, e.g. results/<machine-id>/noise.json; a folder: its noise.json)."
+        )
         var profiles: [String]
 
         @Option(help: "Synthetic comparisons per question (A/A, and each planted slowdown of each row).")
@@ -33,7 +36,7 @@ extension StepBench {
 
         func run() throws {
             let calibrations = try profiles.map { path in
-                try DetectorCalibration.run(NoiseProfile.read(resultsURL(path)), name: path, trials: trials)
+                try DetectorCalibration.run(Inputs.noiseProfile(path), name: path, trials: trials)
             }
             if let output {
                 try DetectorCalibration.File(calibrations: calibrations).write(to: URL(fileURLWithPath: output))

@@ -71,18 +71,18 @@ extension StepBench {
                 return try Paired.compare(files: files, looks: looks ?? 1, minEffect: effect.minEffect, format: format)
             }
             let (baseline, current) = (self.files[0], self.files[1])
-            let files = try [baseline, current].map { try ResultsFile.read(resultsURL($0)) }
+            let files = try [baseline, current].map(Inputs.results)
             try Comparison.checkToolchains(baseline: files[0], current: files[1])
             let machineID = files[1].machine.machineID
             var path = noise
             // the default: beside the current file, else this checkout's profile of its machine kind
-            let lookup = NoiseProfile.defaultPath(
-                besides: resultsURL(current).deletingLastPathComponent().path, machineID: machineID)
+            let lookup = Inputs.defaultNoiseProfile(
+                besides: Inputs.url(current).deletingLastPathComponent().path, machineID: machineID)
             if path == nil, !noNoise, let found = lookup.found {
                 path = found
                 printError("stepbench compare: drift allowances from \(found) (--no-noise to leave them out)\n")
             }
-            let profile = try noNoise ? nil : path.map { try NoiseProfile.read(URL(fileURLWithPath: $0)) }
+            let profile = try noNoise ? nil : path.map(Inputs.noiseProfile)
             if profile == nil, !noNoise {
                 printError(
                     "stepbench compare: no noise profile (none given, none at \(lookup.looked.joined(separator: " or "))): no timing row can be called a regression, only exact counts. Make one from 3 or more A/A runs of the same build: `stepbench noise RUN.json… --output noise.json`, then `compare --noise noise.json`\n"

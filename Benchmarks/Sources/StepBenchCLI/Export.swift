@@ -23,7 +23,7 @@ extension StepBench {
         }
 
         func run() throws {
-            let file = try ResultsFile.read(resultsURL(results))
+            let file = try Inputs.results(results)
             let text: String
             do { text = try Exporter.export(file, as: format) } catch let e as ResultsError {
                 throw ResultsError(e.kind, "\(results): \(e.description)")

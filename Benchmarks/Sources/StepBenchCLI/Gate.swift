@@ -226,7 +226,7 @@ extension StepBench.Gate {
 
             var failed: [String] = []
             log("1–2. instructions, allocations and verification against \(baseline ?? "the base build")")
-            let files = try [base, current].map(ResultsFile.read)
+            let files = try [base, current].map(Inputs.results(at:))
             try Comparison.checkToolchains(baseline: files[0], current: files[1])
             let comparison = Comparison.compare(baseline: files[0], current: files[1]).exactOnly
             print(try comparison.render(.text), terminator: "")
@@ -275,7 +275,7 @@ extension StepBench.Gate {
                     )
                 } else {
                     let combined = try ResultsFile.combined(
-                        try runs.map(ResultsFile.read), names: runs.map(\.lastPathComponent), acrossBuilds: true)
+                        try runs.map(Inputs.results(at:)), names: runs.map(\.lastPathComponent), acrossBuilds: true)
                     let agreement = try MallocAgreement.check(
                         counts: try MallocAgreement.benchmarkCounts(in: counts), rows: combined.rows,
                         benchmarks: Catalog.current.benchmarks, source: "the gate's allocation runs")

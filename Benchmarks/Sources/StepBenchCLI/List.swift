@@ -27,7 +27,7 @@ extension StepBench {
             if format == .json {
                 print(
                     try JSONOutput.string(
-                        of.map { try ResultsFile.read(resultsURL($0)).writtenWith } ?? Catalog.current))
+                        of.map { try Inputs.results($0).writtenWith } ?? Catalog.current))
                 return
             }
             print(Self.text, terminator: "")

@@ -14,7 +14,7 @@ extension StepBench {
 
         func run() throws {
             print(
-                try results.map { try MachineFingerprint.read(from: resultsURL($0)).machineID }
+                try results.map { try Inputs.machine($0).machineID }
                     ?? MachineFingerprint.currentMachineID)
         }
     }

@@ -34,7 +34,7 @@ extension StepBench {
         }
 
         func run() throws {
-            let inputs = try files.map { try ResultsFile.read(resultsURL($0)) }
+            let inputs = try files.map(Inputs.results)
             let merged =
                 try combine
                 ? ResultsFile.combined(inputs, names: files, acrossBuilds: acrossBuilds)

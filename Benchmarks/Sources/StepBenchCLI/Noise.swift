@@ -34,7 +34,7 @@ extension StepBench {
         var interleaved: Int?
 
         func run() throws {
-            let files = try runs.map { try ResultsFile.read(resultsURL($0)) }
+            let files = try runs.map(Inputs.results)
             let profile =
                 try interleaved.map { try NoiseProfile.measureInterleaved(processes: files, samplesPerSide: $0) }
                 ?? NoiseProfile.measure(runs: files)

@@ -66,12 +66,12 @@ struct MinEffectOption: ParsableArguments {
     }
 }
 
-/// `--noise FILE` or `--no-noise`: the noise profile whose drift allowances widen each timing
+/// `--noise FILE` (a folder: its noise.json) or `--no-noise`: the noise profile whose drift allowances widen each timing
 /// interval, or none (compare, history series), parsed and checked once.
 struct NoiseOption: ParsableArguments {
     @Option(
         help:
-            "Noise profile of this machine kind (from `stepbench noise`): widens each timing interval by the between-run drift it measured. Default: compare: the noise.json beside the current file, else results/<machine-id>/noise.json (its machine kind) under the working directory; history: the folder's noise.json; when either exists. Timing rows the profile does not cover say no-drift-estimate instead of regression."
+            "Noise profile of this machine kind (from `stepbench noise`; a folder: its noise.json): widens each timing interval by the between-run drift it measured. Default: compare: the noise.json beside the current file, else results/<machine-id>/noise.json (its machine kind) under the working directory; history: the folder's noise.json; when either exists. Timing rows the profile does not cover say no-drift-estimate instead of regression."
     )
     var noise: String?
 
@@ -84,16 +84,6 @@ struct NoiseOption: ParsableArguments {
 
     /// The flags given, as they were written (for a mode that takes neither).
     var given: [String] { [noise != nil ? "--noise" : nil, noNoise ? "--no-noise" : nil].compactMap { $0 } }
-}
-
-/// A results file named on the command line: a file, or a folder holding `latest.json`.
-func resultsURL(_ path: String) -> URL {
-    var isDirectory: ObjCBool = false
-    let url = URL(fileURLWithPath: path)
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-        return url.appendingPathComponent("latest.json")
-    }
-    return url
 }
 
 /// Writes `text` to stderr.

@@ -34,7 +34,7 @@ extension StepBench {
         /// Reads the pairs, prints the comparison, and throws its status: 2 on a regression, 5
         /// while a row is undecided.
         static func compare(files: [String], looks: Int, minEffect: Double, format: ComparisonFormat) throws {
-            let read = try files.map { try ResultsFile.read(resultsURL($0)) }
+            let read = try files.map(Inputs.results)
             let a = stride(from: 0, to: read.count, by: 2).map { read[$0] }
             let b = stride(from: 1, to: read.count, by: 2).map { read[$0] }
             let comparison = try Comparison.paired(a: a, b: b, looks: looks, minEffect: minEffect)

@@ -19,7 +19,7 @@ extension StepBench {
         var format: ListFormat = .text
 
         func run() throws {
-            let file = try ResultsFile.read(resultsURL(file))
+            let file = try Inputs.results(file)
             let rankings = Ranking.rank(file).filter { format == .json || $0.field == .all }
             switch format {
             case .json: print(String(decoding: try JSONOutput.encode(rankings), as: UTF8.self))

@@ -60,9 +60,9 @@ extension StepBench {
 
         /// The document of `files` and the files it was made of, as read.
         static func read(_ files: [String]) throws -> (document: Document, inputs: [ResultsFile]) {
-            let urls = files.map(resultsURL)
-            let inputs = try urls.map(ResultsFile.read)
-            var results = try ResultsFile.combined(inputs, names: files, acrossBuilds: true)
+            let urls = files.map(Inputs.url)
+            let inputs = try files.map(Inputs.results)
+            var results = try Inputs.combined(inputs, names: files, acrossBuilds: true)
             // The whole call profiles are tens of megabytes: the document carries their summary.
             for i in (results.profiles ?? []).indices {
                 results.profiles![i].callProfile = results.profiles![i].callProfile?.summary()

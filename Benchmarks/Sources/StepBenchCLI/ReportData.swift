@@ -55,7 +55,7 @@ extension StepBench {
             ]
             let against: (files: [String], previous: Bool)? =
                 if let baseline { ([baseline], false) } else {
-                    try PreviousRun.find(
+                    try Inputs.previousRun(
                         in: folder, besides: document.files, of: document.results,
                         head: inputs[0].machine.gitCommit, repository: repository ?? folder
                     ).map { ($0, true) }
@@ -91,24 +91,16 @@ extension StepBench {
             of against: [String], with inputs: [ResultsFile], names: [String], in folder: String
         ) throws -> String {
             do {
-                let old = try combined(against.map { try ResultsFile.read(resultsURL($0)) }, names: against)
-                let new = try combined(inputs, names: names)
+                let old = try Inputs.combined(against, acrossBuilds: true)
+                let new = try Inputs.combined(inputs, names: names, acrossBuilds: true)
                 try Comparison.checkToolchains(baseline: old, current: new)
-                let noise = (folder as NSString).appendingPathComponent("noise.json")
-                let profile =
-                    FileManager.default.fileExists(atPath: noise)
-                    ? try NoiseProfile.read(URL(fileURLWithPath: noise)) : nil
+                let profile = try Inputs.defaultNoiseProfile(besides: folder).found.map(Inputs.noiseProfile)
                 return try Comparison.compare(baseline: old, current: new, noise: profile).render(.json)
             } catch {
                 throw ResultsError(
                     ResultsError.kind(of: error, otherwise: .malformed),
                     "stepbench compare: \(StepBench.message(for: error))")
             }
-        }
-
-        /// One file as it is, several as `merge --combine --across-builds` combines them.
-        static func combined(_ files: [ResultsFile], names: [String]) throws -> ResultsFile {
-            files.count == 1 ? files[0] : try ResultsFile.combined(files, names: names, acrossBuilds: true)
         }
 
         /// `path` (absolute) relative to the working directory, as Python's os.path.relpath

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 @_spi(Measurement) import Stepping
+@_spi(StepBench) import SteppingConformance
 import Testing
 
 @testable import StepBenchCLI
@@ -198,6 +199,12 @@ struct GateTests {
         #expect(
             message(["run", "--protocol", "timing", "--design", notGated.rawValue])?.contains("none of the designs")
                 == true)
+        // Designs are described once per process, and other tests describe more (the relayed
+        // ones) at any time: describe them first, so the protocol and the catalog it is held to
+        // are read from the same designs (this test failed when ScenarioTests described them
+        // between the suite's catalog and the run's configuration).
+        _ = SteppingDesign.relayedDesigns
+        let catalog = Catalog.current
         let run = try #require(
             try StepBench.parseAsRoot(["run", "--protocol", "timing", "--allow-debug"]) as? StepBench.Run)
         let timing = try run.makeConfiguration()

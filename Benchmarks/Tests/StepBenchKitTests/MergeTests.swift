@@ -113,7 +113,7 @@ struct MergeTests {
     func test_kind_declaredByEachWriterConvertedForOlderFiles() throws {
         let run = Self.process(1)
         let merged = try ResultsFile.mergedPerProcess([run, run])
-        var profile = ResultsFile.profiled(
+        let profile = ResultsFile.profiled(
             [
                 .init(
                     scenario: .syncStep, design: "atomic", elementsLow: 4_000, elementsHigh: 12_000,

@@ -73,10 +73,10 @@ public struct SeriesFile: Codable, Equatable, Sendable {
     public static func make(
         folder path: String, noise: Noise, minEffect: Double = Comparison.defaultMinEffect
     ) throws -> SeriesFile {
-        let folder = try RunFolder.read(path)
+        let folder = try Inputs.folder(path)
         var noisePath: String?
         switch noise {
-        case .folderDefault: noisePath = NoiseProfile.defaultPath(besides: path).found
+        case .folderDefault: noisePath = Inputs.defaultNoiseProfile(besides: path).found
         case .profile(let p): noisePath = p
         case .none: noisePath = nil
         }
@@ -102,7 +102,7 @@ public struct SeriesFile: Codable, Equatable, Sendable {
 
     /// A single-run noise profile: a history compares separate runs.
     static func readNoise(_ path: String) throws -> NoiseProfile {
-        let profile = try NoiseProfile.read(URL(fileURLWithPath: path))
+        let profile = try Inputs.noiseProfile(path)
         if profile.method == .interleavedProcesses {
             throw ResultsError(
                 .wrongKind,
