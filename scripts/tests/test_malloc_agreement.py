@@ -108,7 +108,8 @@ def test_bad_input_is_named(tmp_path):
 
 def test_a_row_a_design_was_left_out_of_is_not_a_failed_verification(tmp_path):
     """stepbench writes an `excluded` row where a design declares breaking a raced rule fatal (a
-    peer in stale-storm): no measurement to compare, and no failure either; a failed row is one."""
+    peer in stale-storm): no measurement to compare, and no failure either; a failed row is one,
+    and exits 3 as a failed verification does in every command (the exit-status table)."""
     bench = write_bench(tmp_path, {"sync-step_atomic": 20})
     excluded = {"scenario": "stale-storm", "design": "flatmap-future", "threads": 2, "elements": 10_000,
                 "status": "excluded", "failure": "not run: flatmap-future declares rule S2 broken (…)", "repetitions": []}
@@ -116,4 +117,4 @@ def test_a_row_a_design_was_left_out_of_is_not_a_failed_verification(tmp_path):
     assert done.returncode == 0, done.stderr
     failed = dict(excluded, status="failed", failure="verification failed: 3 elements missing")
     done = agree(bench, write_results(tmp_path, [row("sync-step", "atomic", [22, 22, 22]), failed], "failed.json"))
-    assert done.returncode == 1 and "stale-storm flatmap-future ×2 failed its verification" in done.stderr, done.stderr
+    assert done.returncode == 3 and "stale-storm flatmap-future ×2 failed its verification" in done.stderr, done.stderr

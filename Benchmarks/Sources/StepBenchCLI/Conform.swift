@@ -36,7 +36,8 @@ extension StepBench {
 
         @Option(
             help:
-                "Run nothing: draw the table in --format from this verdict (a file `conform --format json` wrote).")
+                "Run nothing: draw the table in --format from this verdict (a file `conform --format json` wrote; a folder: its conformance.json)."
+        )
         var from: String?
 
         /// This process's executable: the torture children run it (``TortureChild``).
@@ -52,7 +53,7 @@ extension StepBench {
         }
 
         func run() throws {
-            let verdict = try from.map(ConformanceVerdict.read) ?? runKit()
+            let verdict = try from.map { try Inputs.conformanceVerdict($0).marked() } ?? runKit()
             let table = format == .json ? try verdict.json() : ConformanceTable(verdict).render(format)
             print(table)
             if let output {
@@ -107,69 +108,12 @@ enum ConformFormat: String, CaseIterable, ExpressibleByArgument {
     case text, markdown, json
 }
 
-/// `stepbench conform --format json`: the verdict as data, for CI and the report. Each checked
-/// rule with its cells (one per design: the verdict, its kind, the checks run, the failures);
-/// the rules the kit does not check (R2: measured by `stepbench run`, held by the gate) listed
-/// with how they are held instead of being absent.
-struct ConformanceVerdict: Codable {
-    struct Rule: Codable {
-        var id: String
-        var summary: String
-        var cells: [Cell]
-    }
-    struct Cell: Codable {
-        var design: String
-        /// "passed", "known issue", "failed", "known issue not shown".
-        var verdict: String
-        /// "required" (the design must keep the rule) or "known issue" (it declares the rule broken).
-        var kind: String
-        var conforms: Bool
-        var knownIssue: KnownIssue?
-        var checks: [Check]
-        var failures: [Failure]
-        /// The cell's word in the table (ok, ok*, known, FAIL, STALE; ``ConformanceTable/cell(_:)``),
-        /// for the report to draw; written with every verdict, filled in when one is read.
-        var mark: String?
-    }
-    struct KnownIssue: Codable {
-        var reason: String
-        var isIntermittent: Bool
-        var isFatal: Bool
-    }
-    struct Check: Codable {
-        var name: String
-        /// A torture case (run in a child process of the rule's).
-        var torture: Bool
-        /// "required": one run shows what it checks; "stochastic": a design with the fault it
-        /// looks for can pass one run (it stops at the first of its rounds that catches it).
-        var kind: String
-        /// A stochastic check's rounds per run.
-        var rounds: Int?
-    }
-    struct Failure: Codable {
-        var check: String
-        var message: String
-        var file: String
-        var line: Int
-    }
-    struct Measured: Codable {
-        var id: String
-        var summary: String
-        var held: String
-    }
-
-    static let schema = "stepbench-conformance/2"
-    var schema = Self.schema
-    var designs: [String]
-    var conforms: Bool
-    var rules: [Rule]
-    var measured: [Measured]
-
+/// The verdict made from the conformance kit's results (its data type is the kit's, read
+/// through ``Inputs``), and its words for the table.
+extension ConformanceVerdict {
     init(designs: [String], results: [[RuleResult]]) {
-        self.designs = designs
-        conforms = !results.joined().contains { !$0.conforms }
         let checks = Dictionary(uniqueKeysWithValues: Conformance.checks.map { ($0.name, $0) })
-        rules = results.map { row in
+        let rules = results.map { row in
             Rule(
                 id: row[0].rule.rawValue, summary: row[0].rule.summary,
                 cells: row.map { result in
@@ -191,38 +135,15 @@ struct ConformanceVerdict: Codable {
                         })
                 })
         }
-        measured = SteppingRule.allCases.filter { !Conformance.rules.contains($0) }.map {
+        let measured = SteppingRule.allCases.filter { !Conformance.rules.contains($0) }.map {
             Measured(
                 id: $0.rawValue, summary: $0.summary,
                 held:
                     "measured, not checked: stepbench run counts its allocations per element and the regression gate holds them (docs/CONFORMANCE.md)"
             )
         }
-    }
-
-    /// A verdict `conform --format json` wrote.
-    static func read(_ path: String) throws -> ConformanceVerdict {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw ResultsError(
-                .unreadable,
-                "\(path): cannot read it (\(error.localizedDescription)); write one with stepbench conform --format json --output FILE"
-            )
-        }
-        struct Schema: Decodable { var schema: String }
-        if let found = try? JSONDecoder().decode(Schema.self, from: data).schema, found != Self.schema {
-            throw ResultsError(
-                .wrongKind,
-                "\(path): not a conformance verdict of this stepbench: schema '\(found)', expected '\(Self.schema)'"
-                    + (found == "stepbench-conformance/1"
-                        ? " (its checks carry no kind, required or stochastic): write it again with scripts/conformance"
-                        : ""))
-        }
-        let verdict: ConformanceVerdict
-        do { verdict = try JSONDecoder().decode(ConformanceVerdict.self, from: data) } catch {
-            throw ResultsError(.wrongKind, "\(path): not a conformance verdict (\(error))")
-        }
-        return verdict.marked()
+        self.init(
+            designs: designs, conforms: !results.joined().contains { !$0.conforms }, rules: rules, measured: measured)
     }
 
     /// Every cell with its word (``ConformanceTable/cell(_:)``).

@@ -75,9 +75,10 @@ extension StepBench.Gate {
             let plan = try StepBenchKit.Gate.Plan(
                 catalog: .current, known: try build.knownScenarios(), only: designs)
             return try StepBenchKit.Gate.measure(build, plan: plan, output: output, pieces: pieces, log: log)
-        } catch let failure as StepBenchKit.Gate.Failure {
+        } catch let failure as ResultsError where [.toolFailed, .verificationFailed].contains(failure.kind) {
+            // the build's own output, then what failed: no "Error:" before the build's lines
             printError(failure.description + "\n")
-            throw failure.verificationFailed ? ExitStatus.verificationFailed.code : ExitStatus.failure.code
+            throw ExitStatus(failure.kind).code
         }
     }
 

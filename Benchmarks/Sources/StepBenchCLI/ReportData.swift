@@ -65,10 +65,9 @@ extension StepBench {
                 parts.append(("againstPrevious", try JSONOutput.string(against.previous)))
                 parts.append(("comparison", try comparison(of: against.files, with: inputs, names: files, in: folder)))
             }
-            let conformance = (folder as NSString).appendingPathComponent("conformance.json")
-            if FileManager.default.fileExists(atPath: conformance) {
+            if let conformance = Inputs.conformanceVerdict(besides: folder) {
                 do {
-                    parts.append(("conformance", try ConformanceVerdict.read(conformance).json()))
+                    parts.append(("conformance", try Inputs.conformanceVerdict(conformance).marked().json()))
                 } catch {
                     throw ResultsError(
                         ResultsError.kind(of: error, otherwise: .malformed),

@@ -118,8 +118,8 @@ struct GateTests {
                     _ in
                 }
                 Issue.record("exit \(status) measured")
-            } catch let failure as Gate.Failure {
-                #expect(failure.verificationFailed == regression)
+            } catch let failure as ResultsError {
+                #expect(failure.kind == (regression ? .verificationFailed : .toolFailed))
                 #expect(failure.description.contains("verification failed: 9 of 10 elements"))
                 #expect(failure.description.contains("stepbench run failed (current, exit \(status))"))
             }
@@ -131,9 +131,10 @@ struct GateTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let tool = folder.appendingPathComponent("stepbench")
         try writeExecutable("#!/bin/sh\necho nonsense\n", to: tool)
-        #expect {
+        let failure = expectFailure(.toolFailed) {
             try Gate.Build(tool: tool, tree: folder, name: "base").knownScenarios()
-        } throws: { ($0 as? Gate.Failure)?.description.contains("is not a catalog") == true }
+        }
+        #expect(failure?.description.contains("is not a catalog") == true)
     }
 
     @Test("only exact malloc counts stay gated: other metrics and other benchmarks' files go")

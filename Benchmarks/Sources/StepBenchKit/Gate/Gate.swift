@@ -62,13 +62,6 @@ public enum Gate {
         }
     }
 
-    /// A measurement the gate cannot compare: `verificationFailed` when a scenario failed its own
-    /// verification (exit 3, as `run`), otherwise a failure to measure (exit 1).
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-        public var verificationFailed = false
-    }
-
     /// One build to measure: its `stepbench` and the checkout it runs in (so that its files name
     /// its commit).
     public struct Build: Sendable {
@@ -89,28 +82,28 @@ public enum Gate {
             do {
                 return Set(try JSONDecoder().decode(Catalog.self, from: out.stdout).scenarios.map(\.name))
             } catch {
-                throw Failure(description: "\(name): \(tool.path) list --format json is not a catalog (\(error))")
+                throw ResultsError(.toolFailed, "\(name): \(tool.path) list --format json is not a catalog (\(error))")
             }
         }
 
-        /// Runs this build's tool with `arguments` in its tree; its outcome, or a ``Failure`` that
-        /// shows what it wrote when it exits otherwise than 0 (3, a failed verification, is
-        /// marked as such).
+        /// Runs this build's tool with `arguments` in its tree; its outcome, or a ``ResultsError``
+        /// that shows what it wrote when it exits otherwise than 0: `verificationFailed` for 3 (a
+        /// scenario failed its verification, exit 3 as `run`), else `toolFailed`.
         @discardableResult
         func launch(_ arguments: [String], what: String) throws -> ChildLaunch.Outcome {
             let outcome: ChildLaunch.Outcome
             do {
                 outcome = try ChildLaunch(executable: tool, arguments: arguments).run(directory: tree)
             } catch {
-                throw Failure(description: "\(name): cannot start \(tool.path) (\(error))")
+                throw ResultsError(.toolFailed, "\(name): cannot start \(tool.path) (\(error))")
             }
             guard outcome.succeeded else {
                 let shown = [outcome.stdoutText, outcome.stderrText].filter { !$0.isEmpty }.joined(separator: "\n")
                 let verification = outcome.reason == .exit && outcome.status == 3
-                throw Failure(
-                    description: "\(shown)\n\(what) failed (\(name), exit \(outcome.status))"
-                        + (verification ? ": a scenario failed its verification" : ""),
-                    verificationFailed: verification)
+                throw ResultsError(
+                    verification ? .verificationFailed : .toolFailed,
+                    "\(shown)\n\(what) failed (\(name), exit \(outcome.status))"
+                        + (verification ? ": a scenario failed its verification" : ""))
             }
             return outcome
         }

@@ -6,7 +6,8 @@ import Foundation
 /// the file and the problem); several are combined by `merge --combine`'s rule; and the defaults,
 /// the noise profile a command was not given and the run a report compares with, are found here,
 /// once. Nothing else calls a file reader (``ResultsFile/read(_:)``, ``NoiseProfile/read(_:)``,
-/// ``MachineFingerprint/read(from:)``, ``RunFolder/read(_:)``): a test says so.
+/// ``MachineFingerprint/read(from:)``, ``RunFolder/read(_:)``, ``ConformanceVerdict/read(_:)``):
+/// a test says so.
 public enum Inputs {
     /// The file `name` means: itself, or a folder's `latest.json`.
     public static func url(_ name: String) -> URL {
@@ -67,6 +68,18 @@ public enum Inputs {
         in folder: String, besides files: [String], of results: ResultsFile, head: String, repository: String
     ) throws -> [String]? {
         try PreviousRun.find(in: folder, besides: files, of: results, head: head, repository: repository)
+    }
+
+    /// The conformance verdict `name` names (`conform --format json`'s; a folder: its
+    /// `conformance.json`).
+    public static func conformanceVerdict(_ name: String) throws -> ConformanceVerdict {
+        try ConformanceVerdict.read(url(name, inFolder: "conformance.json").relativePath)
+    }
+
+    /// The conformance verdict beside the results in `folder` (the report's), when there is one.
+    public static func conformanceVerdict(besides folder: String) -> String? {
+        let path = (folder as NSString).appendingPathComponent("conformance.json")
+        return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
     /// `name`, or the file `file` in it when it is a folder.
