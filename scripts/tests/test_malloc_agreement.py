@@ -109,7 +109,7 @@ def test_bad_input_is_named(tmp_path):
 def test_a_row_a_design_was_left_out_of_is_not_a_failed_verification(tmp_path):
     """stepbench writes an `excluded` row where a design declares breaking a raced rule fatal (a
     peer in stale-storm): no measurement to compare, and no failure either; a failed row is one,
-    and exits 3 as a failed verification does in every command (the exit-status table)."""
+    and exits 3, the exit-status table's failed verification (as `run` and the gate's runs)."""
     bench = write_bench(tmp_path, {"sync-step_atomic": 20})
     excluded = {"scenario": "stale-storm", "design": "flatmap-future", "threads": 2, "elements": 10_000,
                 "status": "excluded", "failure": "not run: flatmap-future declares rule S2 broken (…)", "repetitions": []}

@@ -72,7 +72,7 @@ extension StepBench {
         static func log(_ line: String) { printError("== stepbench ab: \(line)\n") }
 
         /// One process of `binary`: `run` with `arguments` into `output`. A failed verification
-        /// exits 2, any other failure 1, with what the process wrote.
+        /// exits 3, any other failure 1, with what the process wrote.
         static func process(_ binary: String, _ arguments: [String], output: URL) throws -> URL {
             let outcome: ChildLaunch.Outcome
             do {
@@ -98,7 +98,7 @@ extension StepBench {
         func run() throws {
             let work = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "stepbench-ab-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            try ResultsFile.makeFolder(work)
             defer { try? FileManager.default.removeItem(at: work) }
             let binaries: [InterleavedSession.Side: String] = [.a: a, .b: b]
             let file = { (side: InterleavedSession.Side, n: Int) in

@@ -22,8 +22,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
             "slower: `compare`, `ab` or `gate check` found a regression, `conform` a design that breaks a rule "
                 + "it does not declare, `gate agree` measurements that disagree"
         case .verificationFailed:
-            "a scenario failed its own verification (`run`, and the runs of `ab` and `gate`; a results file "
-                + "written marks it)"
+            "a scenario failed its own verification (`run`, the runs of `ab` and `gate`, `gate agree` on such a "
+                + "file; a results file written marks it)"
         case .designFault:
             "a design crashed or hung its measuring process (`run`, `profile`; the file marks the row and "
                 + "holds every other)"

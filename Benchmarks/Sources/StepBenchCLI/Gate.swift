@@ -52,7 +52,7 @@ struct GateWork: ParsableArguments {
             }
         }
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("stepbench-gate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try ResultsFile.makeFolder(url)
         return (url, true)
     }
 }
@@ -96,7 +96,7 @@ extension StepBench.Gate {
         } catch {
             throw ResultsError(.toolFailed, "cannot start swift package benchmark (\(error)); is swift on PATH?")
         }
-        try outcome.stdout.write(to: log)
+        try ResultsFile.writeAtomically(outcome.stdout, to: log)
         return (outcome.reason == .exit ? outcome.status : 128 + outcome.status, outcome.stdoutText)
     }
 
@@ -200,7 +200,7 @@ extension StepBench.Gate {
                     tool: URL(fileURLWithPath: baseTool), tree: URL(fileURLWithPath: baseTree), name: "base")
                 _ = try StepBench.Gate.measure(build, designs: nil, output: base, pieces: folder)
             } else {
-                base = URL(fileURLWithPath: baseline!)
+                base = Inputs.url(baseline!)
             }
             // Step 3's one run of the suite (its release build, then its benchmarks) starts now, beside
             // steps 1–2: what it gates (exact malloc counts) and what they measure (instructions
@@ -263,7 +263,7 @@ extension StepBench.Gate {
 
                 log("4. malloc-interposer counts against jemalloc counts")
                 let counts = folder.appendingPathComponent("bench")
-                try FileManager.default.createDirectory(at: counts, withIntermediateDirectories: true)
+                try ResultsFile.makeFolder(counts)
                 let (updated, updateOutput) =
                     ran == 0
                     ? try StepBench.Gate.suite(
@@ -298,7 +298,7 @@ extension StepBench.Gate {
         static let configuration = CommandConfiguration(
             abstract: "Measure one build's exact counts as the gate compares them, into one results file.",
             discussion:
-                "The profile (instructions of the profiled scenarios, every path's exact counts) of every design, and the allocation runs of the designs whose counts are exact, as this build's catalog asks, run by --tool in --tree and combined by its `merge --combine`. An older --tool is asked only for the scenarios it knows. Exit 2 when a scenario failed its verification."
+                "The profile (instructions of the profiled scenarios, every path's exact counts) of every design, and the allocation runs of the designs whose counts are exact, as this build's catalog asks, run by --tool in --tree and combined by its `merge --combine`. An older --tool is asked only for the scenarios it knows. Exit 3 when a scenario failed its verification."
         )
 
         @Option(help: "The stepbench of the build to measure (default: this one).")
@@ -351,7 +351,7 @@ extension StepBench.Gate {
 
         func run() throws {
             let path = URL(fileURLWithPath: folder).standardizedFileURL
-            try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
+            try ResultsFile.makeFolder(path)
             if !policyOnly {
                 log("package-benchmark thresholds into \(folder)")
                 let output = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -65,14 +65,14 @@ extension StepBench {
                 parts.append(("againstPrevious", try JSONOutput.string(against.previous)))
                 parts.append(("comparison", try comparison(of: against.files, with: inputs, names: files, in: folder)))
             }
-            if let conformance = Inputs.conformanceVerdict(besides: folder) {
-                do {
-                    parts.append(("conformance", try Inputs.conformanceVerdict(conformance).marked().json()))
-                } catch {
-                    throw ResultsError(
-                        ResultsError.kind(of: error, otherwise: .malformed),
-                        "the conformance verdict beside the results: \(StepBench.message(for: error))")
+            do {
+                if let verdict = try Inputs.conformanceVerdict(besides: folder) {
+                    parts.append(("conformance", try verdict.marked().json()))
                 }
+            } catch {
+                throw ResultsError(
+                    ResultsError.kind(of: error, otherwise: .malformed),
+                    "the conformance verdict beside the results: \(StepBench.message(for: error))")
             }
             do {
                 let shown = relativePath(folder)

@@ -1,9 +1,9 @@
 import Foundation
-import StepBenchKit
 import StepBenchScenarios
 import Testing
 
 @testable import StepBenchCLI
+@testable import StepBenchKit
 
 /// Every failure has a kind, made where it happens; tests and callers tell failures apart by
 /// kind, and the exit status follows from it.
@@ -28,6 +28,31 @@ struct ResultsErrorTests {
         expectFailure(.malformed) { try ResultsFile.read(file("bare.json", #"{"schema": "stepbench/2"}"#)) }
         expectFailure(.wrongKind) { try NoiseProfile.read(file("run.json", #"{"schema": "stepbench/2"}"#)) }
         expectFailure(.unreadable) { try RunFolder.read(folder.appendingPathComponent("nowhere").path) }
+        // a noise profile: of its schema but broken is malformed; another document is another kind
+        expectFailure(.malformed) {
+            try NoiseProfile.read(file("noise.json", #"{"schema": "\#(NoiseProfile.currentSchema)"}"#))
+        }
+        expectFailure(.wrongKind) { try NoiseProfile.read(file("list-noise.json", "[]")) }
+    }
+
+    @Test("a noise profile takes separate runs: merged rows are refused, inside a combination too")
+    func test_noise_refusesPerProcessRowsWhereverTheyAre() throws {
+        let run = MergeTests.process(1)
+        let merged = try ResultsFile.mergedPerProcess([run, run])
+        var profile = run
+        profile.rows = []
+        profile.declaredKind = .profile
+        profile.profiles = [
+            .init(
+                scenario: .syncStep, design: "atomic", elementsLow: 4_000, elementsHigh: 12_000,
+                instructionsLow: 4_000_000, instructionsHigh: 12_000_000, instructionsPerElement: 1_000,
+                topFunctions: [])
+        ]
+        let combination = try ResultsFile.combined([merged, profile])
+        #expect(combination.kind == .combination && combination.aggregation != nil)
+        for perProcess in [merged, combination] {
+            expectFailure(.wrongKind) { try NoiseProfile.measure(runs: [run, perProcess, run]) }
+        }
     }
 
     @Test("an output that cannot be written is unwritable, whichever step fails")

@@ -43,12 +43,13 @@ public struct MallocAgreement: Codable, Equatable, Sendable {
         let entries = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         for entry in entries where entry.hasPrefix(filePrefix) && entry.hasSuffix(fileSuffix) {
             let path = directory.appendingPathComponent(entry).path
-            let thresholds: Thresholds
-            do {
-                thresholds = try JSONDecoder().decode(
-                    Thresholds.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-            } catch {
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
                 throw ResultsError(.unreadable, "\(path): unreadable (\(error))")
+            }
+            let thresholds: Thresholds
+            do { thresholds = try JSONDecoder().decode(Thresholds.self, from: data) } catch {
+                throw ResultsError(.wrongKind, "\(path): not a package-benchmark threshold file (\(error))")
             }
             guard let count = thresholds.mallocCountTotal else {
                 throw ResultsError(

@@ -109,7 +109,7 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
                 "a noise profile needs at least 3 A/A runs of one build (got \(runs.count)); between-run drift cannot be estimated from fewer"
             )
         }
-        if let merged = runs.first(where: { $0.kind == .merged }) {
+        if let merged = runs.first(where: { $0.aggregation != nil }) {  // per-process rows, a combination of them too
             throw ResultsError(
                 .wrongKind,
                 "a single-run noise profile needs the runs themselves, not merged files (\(merged.aggregation ?? "merged")); profile a scripts/abtest session as interleaved processes instead"
@@ -232,7 +232,11 @@ public struct NoiseProfile: Codable, Equatable, Sendable {
         }
         let profile: NoiseProfile
         do { profile = try JSONDecoder().decode(NoiseProfile.self, from: data) } catch {
-            throw ResultsError(.wrongKind, "\(url.path): not a noise profile (\(error))")
+            // of this schema but broken: malformed; anything else is another document
+            struct Header: Decodable { var schema: String? }
+            let schema = (try? JSONDecoder().decode(Header.self, from: data))?.schema
+            throw ResultsError(
+                schema == currentSchema ? .malformed : .wrongKind, "\(url.path): not a noise profile (\(error))")
         }
         guard profile.schema == currentSchema else {
             throw ResultsError(.wrongKind, "\(url.path): schema '\(profile.schema)', expected '\(currentSchema)'")

@@ -53,7 +53,7 @@ public enum ThresholdPolicy {
                 text += "  \"\(key)\": \(metrics[key]!)" + (i == kept.count - 1 ? "\n" : ",\n")
             }
             text += "}\n"
-            try Data(text.utf8).write(to: file, options: .atomic)  // a temporary file, then a rename
+            try ResultsFile.writeAtomically(Data(text.utf8), to: file)
             trimmed.append(name)
         }
         return (trimmed, deleted)

@@ -77,7 +77,7 @@ public struct SeriesFile: Codable, Equatable, Sendable {
         var noisePath: String?
         switch noise {
         case .folderDefault: noisePath = Inputs.defaultNoiseProfile(besides: path).found
-        case .profile(let p): noisePath = p
+        case .profile(let p): noisePath = Inputs.noiseProfilePath(p)  // the file read, a folder's noise.json
         case .none: noisePath = nil
         }
         let profile = try noisePath.map { try readNoise($0) }

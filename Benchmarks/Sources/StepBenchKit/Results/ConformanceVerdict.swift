@@ -124,7 +124,8 @@ public struct ConformanceVerdict: Codable, Sendable {
             )
         }
         struct Schema: Decodable { var schema: String }
-        if let found = try? JSONDecoder().decode(Schema.self, from: data).schema, found != Self.schema {
+        let found = try? JSONDecoder().decode(Schema.self, from: data).schema
+        if let found, found != Self.schema {
             throw ResultsError(
                 .wrongKind,
                 "\(path): not a conformance verdict of this stepbench: schema '\(found)', expected '\(Self.schema)'"
@@ -133,7 +134,8 @@ public struct ConformanceVerdict: Codable, Sendable {
                         : ""))
         }
         do { return try JSONDecoder().decode(ConformanceVerdict.self, from: data) } catch {
-            throw ResultsError(.wrongKind, "\(path): not a conformance verdict (\(error))")
+            // of this schema but broken: malformed; no schema at all: another document
+            throw ResultsError(found == nil ? .wrongKind : .malformed, "\(path): not a conformance verdict (\(error))")
         }
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 
-/// The one input layer: every command reads the tool's documents through it. A name given on the
+/// The one input layer: every command reads the tool's own documents (results files, noise
+/// profiles, machines, run folders, conformance verdicts) through it; a detect request and
+/// package-benchmark's threshold files are read where they are used. A name given on the
 /// command line is a file, or a results folder meaning its `latest.json` (a noise profile's
 /// folder: its `noise.json`); each file is read and checked (its schema and shape, errors naming
 /// the file and the problem); several are combined by `merge --combine`'s rule; and the defaults,
@@ -47,6 +49,11 @@ public enum Inputs {
         try NoiseProfile.read(url(name, inFolder: "noise.json"))
     }
 
+    /// The file ``noiseProfile(_:)`` reads for `name`, as given (a folder's: its `noise.json`).
+    public static func noiseProfilePath(_ name: String) -> String {
+        url(name, inFolder: "noise.json").relativePath
+    }
+
     /// The noise profile a command uses when it was given none (``NoiseProfile/defaultPath(besides:machineID:)``'s
     /// rule: `noise.json` beside the results, else this checkout's profile of `machineID`'s kind):
     /// where it is (nil: none) and every place looked.
@@ -76,10 +83,11 @@ public enum Inputs {
         try ConformanceVerdict.read(url(name, inFolder: "conformance.json").relativePath)
     }
 
-    /// The conformance verdict beside the results in `folder` (the report's), when there is one.
-    public static func conformanceVerdict(besides folder: String) -> String? {
+    /// The conformance verdict beside the results in `folder` (the report's), or nil when there
+    /// is none.
+    public static func conformanceVerdict(besides folder: String) throws -> ConformanceVerdict? {
         let path = (folder as NSString).appendingPathComponent("conformance.json")
-        return FileManager.default.fileExists(atPath: path) ? path : nil
+        return FileManager.default.fileExists(atPath: path) ? try ConformanceVerdict.read(path) : nil
     }
 
     /// `name`, or the file `file` in it when it is a folder.

@@ -33,6 +33,14 @@ extension ResultsFile {
         }
     }
 
+    /// Makes the folder `url` (and its parents) unless it is there; one that cannot be made is
+    /// an `unwritable` failure naming it.
+    public static func makeFolder(_ url: URL) throws {
+        do { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) } catch {
+            throw ResultsError(.unwritable, "cannot make the folder \(url.path): \(error.localizedDescription)")
+        }
+    }
+
     /// A file's `createdAt` as stepbench writes it (whole seconds), or with fractional seconds.
     static func date(createdAt text: String) -> Date? {
         if let date = ISO8601DateFormatter().date(from: text) { return date }

@@ -56,7 +56,8 @@ public struct ResultsFile: Codable, Equatable, Sendable {
         case run
         /// `stepbench profile`: exact counts (``profiles``, ``paths``), no rows.
         case profile
-        /// `stepbench merge`: runs merged per process (``aggregation`` says how).
+        /// `stepbench merge` (and `stepbench run --fork`, whose timing rounds are processes): runs
+        /// merged per process (``aggregation`` says how).
         case merged
         /// `stepbench merge --combine`: files that measured different things, side by side (a
         /// run and its profile: the gate's baseline, what `show document` reads).
