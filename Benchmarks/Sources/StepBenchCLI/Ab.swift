@@ -5,7 +5,13 @@ import Stepping
 @_spi(StepBench) import SteppingConformance
 
 extension StepBench {
-    struct Ab: ParsableCommand {
+    struct Ab: ParsableCommand, DocumentsExitStatuses {
+        static let exitStatuses: KeyValuePairs<ExitStatus, String> = [
+            .slower: "a regression",
+            .verificationFailed: "a run of either build failed a scenario's verification",
+            .undecided: "rows still inconclusive",
+            .failure: "bad input or a run that failed",
+        ]
         static let configuration = CommandConfiguration(
             commandName: "ab",
             abstract: "Time two builds in one session, processes in adjacent pairs, until every row is decided.",
@@ -17,9 +23,8 @@ extension StepBench {
                 every row is decided, at the first regression, after --looks looks, or when another look \
                 would spend --budget. With --noise: --pairs pairs of the timing protocol (`run --protocol \
                 timing --repetitions 41`, spelt out too), written as a profile of interleaved runs (`stepbench noise \
-                --interleaved`). scripts/abtest builds the two and calls this. Exit status: 0 every row \
-                decided, no regression; 2 regression (or a scenario that failed its verification); 5 rows \
-                still inconclusive; 1 bad input or a run that failed.
+                --interleaved`). scripts/abtest builds the two and calls this. \
+                \(ExitStatus.sentence(exitStatuses))
                 """)
 
         @Option(help: "The stepbench of build A (the baseline).")

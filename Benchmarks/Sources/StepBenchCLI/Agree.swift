@@ -3,12 +3,17 @@ import Foundation
 import StepBenchKit
 
 extension StepBench {
-    struct Agree: ParsableCommand {
+    struct Agree: ParsableCommand, DocumentsExitStatuses {
+        static let exitStatuses: KeyValuePairs<ExitStatus, String> = [
+            .slower: "a disagreement (the table names it)",
+            .verificationFailed: "a row of RESULTS failed its verification (there is no count to agree on)",
+        ]
         static let configuration = CommandConfiguration(
             abstract:
                 "Check that package-benchmark's malloc counts agree with stepbench's jemalloc counts (a step of the CI gate).",
             discussion:
-                "For every benchmark of the package-benchmark suite whose allocation count the code fixes (this build's catalog: `stepbench list --format json`'s benchmarks), its mallocCountTotal per iteration (BENCH_DIR/SteppingBenchmarks.<name>.p90.json, from `swift package --package-path Benchmarks benchmark thresholds update --path BENCH_DIR`) over the elements an iteration counts must match stepbench's allocations per element in RESULTS (read as every command reads them) at the benchmark's threads and elements, within the catalog's tolerance per element. Exit 0 when every pair agrees, 2 on a disagreement (the table names it), 3 when a row of RESULTS failed its verification (there is no count to agree on), 1 on bad input."
+                "For every benchmark of the package-benchmark suite whose allocation count the code fixes (this build's catalog: `stepbench list --format json`'s benchmarks), its mallocCountTotal per iteration (BENCH_DIR/SteppingBenchmarks.<name>.p90.json, from `swift package --package-path Benchmarks benchmark thresholds update --path BENCH_DIR`) over the elements an iteration counts must match stepbench's allocations per element in RESULTS (read as every command reads them) at the benchmark's threads and elements, within the catalog's tolerance per element. "
+                + ExitStatus.sentence(exitStatuses)
         )
 
         @Argument(help: "The folder of package-benchmark's p90 threshold files.")

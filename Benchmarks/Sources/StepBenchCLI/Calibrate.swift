@@ -3,15 +3,18 @@ import Foundation
 import StepBenchKit
 
 extension StepBench {
-    struct Calibrate: ParsableCommand {
+    struct Calibrate: ParsableCommand, DocumentsExitStatuses {
+        static let exitStatuses: KeyValuePairs<ExitStatus, String> = [
+            .failure: "a demand is not met (the file is written either way), or bad input"
+        ]
         static let configuration = CommandConfiguration(
             abstract:
                 "Check the timing detector on noise profiles: synthetic A/A and A/B comparisons drawn from each profile's measured noise.",
             discussion: """
                 Writes one calibration per profile (false alarms, the power curve of every decided row, \
-                the demands not met) and exits 1 if a demand is not met (the file is written either way). \
-                scripts/regress --update-baseline and scripts/abtest --update-noise run it after writing \
-                a profile, into results/<machine-id>/calibration.json.
+                the demands not met). scripts/regress --update-baseline and scripts/abtest --update-noise \
+                run it after writing a profile, into results/<machine-id>/calibration.json. \
+                \(ExitStatus.sentence(exitStatuses))
                 """
         )
 

@@ -3,12 +3,16 @@ import Foundation
 import StepBenchKit
 
 extension StepBench {
-    struct Compare: ParsableCommand {
+    struct Compare: ParsableCommand, DocumentsExitStatuses {
+        static let exitStatuses: KeyValuePairs<ExitStatus, String> = [
+            .slower: "a regression",
+            .undecided: "with --paired, a row still inconclusive (more pairs could decide it)",
+            .failure: "bad input (a missing, unreadable or wrong-schema file) or a failure",
+        ]
         static let configuration = CommandConfiguration(
             abstract:
                 "Compare two results files (or folders with latest.json): ratio, 95% CI, verdict per metric; with --paired, processes that ran in adjacent pairs.",
-            discussion:
-                "Exit status: 0 no regression, 2 regression, 1 usage error (missing, unreadable or wrong-schema file); with --paired also 5, some row still inconclusive (more pairs could decide it)."
+            discussion: ExitStatus.sentence(exitStatuses)
         )
 
         @Argument(

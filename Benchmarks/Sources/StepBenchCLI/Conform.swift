@@ -5,18 +5,22 @@ import StepBenchKit
 import SteppingConformance
 
 extension StepBench {
-    struct Conform: ParsableCommand {
+    struct Conform: ParsableCommand, DocumentsExitStatuses {
+        static let exitStatuses: KeyValuePairs<ExitStatus, String> = [
+            .slower: "a design does not conform (breaks a rule it does not declare broken)"
+        ]
         static let configuration = CommandConfiguration(
             abstract: "Run the conformance kit: every rule on every design, as a rule × design table.",
             discussion: """
                 Each cell: ok (every check passed), ok* (every check passed; the design declares the rule \
                 broken at times), known (the design declares the rule broken and a check shows it), FAIL \
                 (a check failed), STALE (a declared known issue no check shows). \
-                The failures follow the table. Exit 0 when every design conforms (keeps each rule or \
-                breaks it as declared); 2 when one does not. Each rule runs on each design in a child \
+                The failures follow the table. A design conforms when it keeps each rule or breaks it \
+                as declared. Each rule runs on each design in a child \
                 process of this executable (and each torture case in a child of that), so that a design \
                 that crashes a check costs that cell (the crash, naming the check, is the failure), not \
-                the run; a check that stalls is abandoned after --stall-limit seconds.
+                the run; a check that stalls is abandoned after --stall-limit seconds. \
+                \(ExitStatus.sentence(exitStatuses))
                 """)
 
         @OptionGroup var designs: DesignOption

@@ -41,8 +41,27 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// The status as ArgumentParser's error: `throw ExitStatus.slower.code`.
     public var code: ExitCode { ExitCode(rawValue) }
 
+    /// A command's help sentence for its statuses: "Exit status: 0 success; 2 …; 3 …; 1 bad input or
+    /// a failure." — 0 and 1 always, the others `statuses` declares, each in the command's words
+    /// (a command may give 1 words of its own too), in the table's order.
+    static func sentence(_ statuses: KeyValuePairs<ExitStatus, String>) -> String {
+        let words = Dictionary(statuses.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let shown = ([.ok] + allCases.filter { $0 != .ok && $0 != .failure && words[$0] != nil } + [.failure])
+            .map { status in
+                "\(status.rawValue) \(words[status] ?? (status == .ok ? "success" : "bad input or a failure"))"
+            }
+        return "Exit status: " + shown.joined(separator: "; ") + "."
+    }
+
     /// The table, a status a line, as `stepbench help` and the README print it.
     public static var table: String {
         allCases.map { "\($0.rawValue) \($0.meaning)" }.joined(separator: "\n")
     }
+}
+
+/// A command that ends with statuses besides 0 (success) and 1 (a failure): each in the
+/// command's words. Its help ends with them (``ExitStatus/sentence(_:)``), and a test holds the
+/// statuses its code throws to them.
+protocol DocumentsExitStatuses {
+    static var exitStatuses: KeyValuePairs<ExitStatus, String> { get }
 }

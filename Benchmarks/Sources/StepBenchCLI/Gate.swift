@@ -10,7 +10,7 @@ extension StepBench {
             abstract:
                 "The CI gate's deterministic checks: measure a build's exact counts, decide, keep the thresholds.",
             discussion:
-                "scripts/regress and scripts/mutants call these; they ask this build's catalog what to measure (`stepbench list --format json`), so the scripts never do. Exit status: 0 no regression, 2 regression (or a scenario that failed its verification), 1 bad input or a failure to measure.",
+                "scripts/regress and scripts/mutants call these; they ask this build's catalog what to measure (`stepbench list --format json`), so the scripts never do. Each command's help says what each of its endings means.",
             subcommands: [Check.self, Measure.self, Thresholds.self, Agree.self])
     }
 }
@@ -132,7 +132,11 @@ extension StepBench.Gate {
         }
     }
 
-    struct Check: ParsableCommand {
+    struct Check: ParsableCommand, DocumentsExitStatuses {
+        static let exitStatuses: KeyValuePairs<ExitStatus, String> = [
+            .slower: "a step failed: a regression, a threshold exceeded, or counts that disagree",
+            .verificationFailed: "a scenario failed its verification",
+        ]
         static let configuration = CommandConfiguration(
             abstract: "Measure this build and decide it against a baseline: the CI gate's verdict.",
             discussion: """
@@ -142,7 +146,8 @@ extension StepBench.Gate {
                 3. the package-benchmark suite (--package) against those threshold files (mallocCountTotal \
                 of the benchmarks with exact counts); 4. package-benchmark's malloc-interposer counts \
                 against stepbench's jemalloc counts (`stepbench gate agree`). Each step prints its table; the \
-                last lines say which failed. Run it in this build's checkout.
+                last lines say which failed. Run it in this build's checkout. \
+                \(ExitStatus.sentence(exitStatuses))
                 """)
 
         @Option(help: "The committed baseline (results/<machine-id>/baseline.json).")
@@ -294,11 +299,15 @@ extension StepBench.Gate {
         }
     }
 
-    struct Measure: ParsableCommand {
+    struct Measure: ParsableCommand, DocumentsExitStatuses {
+        static let exitStatuses: KeyValuePairs<ExitStatus, String> = [
+            .verificationFailed: "a scenario failed its verification"
+        ]
         static let configuration = CommandConfiguration(
             abstract: "Measure one build's exact counts as the gate compares them, into one results file.",
             discussion:
-                "The profile (instructions of the profiled scenarios, every path's exact counts) of every design, and the allocation runs of the designs whose counts are exact, as this build's catalog asks, run by --tool in --tree and combined by its `merge --combine`. An older --tool is asked only for the scenarios it knows. Exit 3 when a scenario failed its verification."
+                "The profile (instructions of the profiled scenarios, every path's exact counts) of every design, and the allocation runs of the designs whose counts are exact, as this build's catalog asks, run by --tool in --tree and combined by its `merge --combine`. An older --tool is asked only for the scenarios it knows. "
+                + ExitStatus.sentence(exitStatuses)
         )
 
         @Option(help: "The stepbench of the build to measure (default: this one).")

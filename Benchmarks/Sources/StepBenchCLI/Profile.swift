@@ -5,9 +5,13 @@ import StepBenchScenarios
 @_spi(Measurement) import Stepping
 
 extension StepBench {
-    struct Profile: ParsableCommand {
+    struct Profile: ParsableCommand, DocumentsExitStatuses {
+        static let exitStatuses: KeyValuePairs<ExitStatus, String> = [
+            .designFault: "a target's child crashed or hung (--watchdog): the file holds every other target"
+        ]
         static let configuration = CommandConfiguration(
-            abstract: "Exact instructions per element under valgrind's callgrind, with the top functions per design.")
+            abstract: "Exact instructions per element under valgrind's callgrind, with the top functions per design.",
+            discussion: ExitStatus.sentence(exitStatuses))
 
         @OptionGroup var selection: Selection
 

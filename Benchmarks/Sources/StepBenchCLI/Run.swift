@@ -6,13 +6,16 @@ import StepBenchScenarios
 import Synchronization
 
 extension StepBench {
-    struct Run: ParsableCommand {
+    struct Run: ParsableCommand, DocumentsExitStatuses {
+        static let exitStatuses: KeyValuePairs<ExitStatus, String> = [
+            .verificationFailed: "a scenario failed its own verification",
+            .designFault: "a design crashed its measuring process or hung in it (stopped by --watchdog)",
+        ]
         static let configuration = CommandConfiguration(
             abstract: "Run scenarios × designs; write a results file; print a summary table.",
             discussion: """
-                Exit status 3 when a scenario failed its own verification, 4 when a design crashed \
-                its measuring process or hung in it (stopped by --watchdog); the results file marks \
-                each such row (status failed, crashed or hung) and holds every other row.
+                The results file marks each row that failed its verification, crashed or hung (status \
+                failed, crashed or hung) and holds every other row. \(ExitStatus.sentence(exitStatuses))
                 """)
 
         @OptionGroup var selection: Selection

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Testing
 
@@ -63,5 +64,66 @@ struct ExitStatusTests {
                 readme.contains("| \(status.rawValue) | \(status.meaning) |"),
                 "README lacks exit status \(status.rawValue)")
         }
+    }
+
+    /// Every command of the tree, groups and their subcommands, hidden ones too.
+    static func commands(_ root: ParsableCommand.Type = StepBench.self) -> [ParsableCommand.Type] {
+        [root] + root.configuration.subcommands.flatMap { commands($0) }
+    }
+
+    @Test("each command's help says the statuses it ends with, in the table's words and numbers")
+    func test_exitStatus_eachCommandsHelpSaysItsStatuses() {
+        let mention = /(?i)\bexit(s|ed)?( status)?:? (\d|status)/
+        var documented = 0
+        // the root prints the whole table (above); every other command one sentence of its own
+        for command in Self.commands().dropFirst() where !(command is any RenamedCommand.Type) {
+            let configuration = command.configuration
+            var text = configuration.abstract + " " + configuration.discussion
+            if let documents = command as? any DocumentsExitStatuses.Type {
+                let sentence = ExitStatus.sentence(documents.exitStatuses)
+                #expect(text.contains(sentence), "\(command): its help lacks \(sentence)")
+                text = text.replacingOccurrences(of: sentence, with: "")
+                documented += 1
+            }
+            // no status named anywhere else in its help: one sentence, made from the table
+            #expect(text.firstMatch(of: mention) == nil, "\(command): an exit status outside its sentence: \(text)")
+        }
+        #expect(documented >= 9, "\(documented) commands document their statuses")
+        #expect(
+            ExitStatus.sentence([.slower: "x", .ok: "fine"])
+                == "Exit status: 0 fine; 2 x; 1 bad input or a failure.")
+    }
+
+    @Test("no command's code ends with a status its help does not give")
+    func test_exitStatus_theCodeThrowsOnlyWhatItsCommandsDocument() throws {
+        let folder = Self.repository.appendingPathComponent("Benchmarks/Sources/StepBenchCLI")
+        let byName = Dictionary(
+            Self.commands().map { (String(describing: $0), $0) }, uniquingKeysWith: { first, _ in first })
+        // the code of `compare --paired` stands in Paired.swift
+        let alsoFor = ["Paired.swift": ["Compare"]]
+        let thrown = /ExitStatus\.(\w+)\.code/
+        var checked = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        where file.hasSuffix(".swift") && !["ExitStatus.swift", "StepBench.swift"].contains(file) {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let names = text.matches(of: /struct (\w+): ParsableCommand/).map { String($0.1) } + (alsoFor[file] ?? [])
+            var allowed: Set<StepBenchCLI.ExitStatus> = [.ok, .failure]
+            for name in names {
+                if let documents = byName[name] as? any DocumentsExitStatuses.Type {
+                    allowed.formUnion(documents.exitStatuses.map(\.key))
+                }
+            }
+            var statuses = Set(
+                text.matches(of: thrown).compactMap { m in
+                    ExitStatus.allCases.first { "\($0)" == String(m.1) }
+                })
+            // a kit failure's status follows its kind: 3 for a failed verification
+            if text.contains("ExitStatus(failure.kind)") { statuses.insert(.verificationFailed) }
+            #expect(
+                statuses.isSubset(of: allowed),
+                "\(file) ends with \(statuses.subtracting(allowed)), which none of \(names) documents")
+            checked += statuses.isEmpty ? 0 : 1
+        }
+        #expect(checked >= 8, "\(checked) files end with a status")
     }
 }
